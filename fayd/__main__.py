@@ -1,0 +1,5 @@
+import sys
+
+from fayd.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,243 @@
+"""Settings: one TOML file read once into frozen dataclasses, one per subsystem.
+
+Precedence: environment (``FAYD_<SECTION>_<KEY>``, e.g. ``FAYD_MQTT_URL``) over the file over the
+defaults below. Every error names the key and where the value came from.
+
+With no file at all fayd runs on these embedded defaults: a private mosquitto on loopback, the
+default models from ``models/manifest.toml``, state under ``$STATE_DIRECTORY`` (systemd's
+``StateDirectory=``, i.e. ``/var/lib/fayd``) or ``$XDG_STATE_HOME/fayd`` in development.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fayd.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    """Where fayd keeps its state."""
+
+    #: Folder for the database and runtime files; empty = $STATE_DIRECTORY or XDG state home.
+    state_dir: str = ""
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    """The device link over MQTT."""
+
+    #: ``mqtt://host:port`` of an existing broker, or ``embedded`` for fayd's private mosquitto.
+    url: str = "embedded"
+    username: str = ""
+    password: str = ""
+    #: Topic prefix; devices use ``<prefix>/dev/<id>/up/<kind>`` (see docs/protocol.md).
+    prefix: str = "fayd/v1"
+    keepalive_s: int = 30
+    #: Embedded broker: address to listen on. Set 0.0.0.0 to let Wi-Fi devices on the LAN in.
+    embedded_host: str = "127.0.0.1"
+    #: Embedded broker port; 0 picks a free port (written to the runtime file).
+    embedded_port: int = 1883
+    #: Path of the mosquitto binary for the embedded broker.
+    mosquitto_bin: str = "mosquitto"
+    #: Frames waiting to be published before new ones are dropped with a warning.
+    queue_size: int = 512
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    """The local control API used by the CLI (``fayd status``, ``fayd say``)."""
+
+    host: str = "127.0.0.1"
+    #: 0 picks a free port (written to the runtime file).
+    port: int = 8731
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """The language model."""
+
+    #: A GGUF file; empty = the manifest's default (SmolLM2-135M-Instruct).
+    model_path: str = ""
+    n_ctx: int = 2048
+    threads: int = 2
+    max_tokens: int = 96
+    temperature: float = 0.6
+
+
+@dataclass(frozen=True)
+class SpeechConfig:
+    """VAD, ASR and TTS."""
+
+    #: Override files/folders; empty = the manifest's defaults.
+    vad_model: str = ""
+    asr_model: str = ""
+    tts_model: str = ""
+    tts_config: str = ""
+    asr_language: str = "en"
+    asr_threads: int = 2
+    #: Silence after speech that ends an utterance. Long enough that slow, pausing
+    #: speakers (the elderly) are not cut off mid-sentence.
+    vad_min_silence_ms: int = 700
+    vad_threshold: float = 0.5
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """The conversation."""
+
+    agent_name: str = "Fay"
+    default_user: str = "User"
+    persona: str = (
+        "You are Fay, a warm and helpful companion living in a small box at home. "
+        "You answer in one or two short, friendly sentences that are easy to say out loud."
+    )
+    #: Earlier exchanges of the same conversation sent to the model.
+    history_turns: int = 4
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    level: str = "INFO"
+
+
+@dataclass(frozen=True)
+class Config:
+    """All of fayd's settings."""
+
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
+    api: ApiConfig = field(default_factory=ApiConfig)
+    llm: LlmConfig = field(default_factory=LlmConfig)
+    speech: SpeechConfig = field(default_factory=SpeechConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    #: The file these settings came from, if any.
+    source: str = ""
+
+    @property
+    def state_dir(self) -> Path:
+        if self.paths.state_dir:
+            return Path(self.paths.state_dir).expanduser()
+        if os.environ.get("STATE_DIRECTORY"):
+            # systemd may pass several colon-separated folders; the first is ours.
+            return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+        xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        return Path(xdg) / "fayd"
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_dir / "fayd.db"
+
+    @property
+    def runtime_path(self) -> Path:
+        """Where the running daemon writes its pid, API and broker addresses."""
+        return self.state_dir / "runtime.json"
+
+
+def _sections() -> dict[str, type]:
+    hints = typing.get_type_hints(Config)
+    return {f.name: hints[f.name] for f in dataclasses.fields(Config) if f.name != "source"}
+
+
+def _resolved_types(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+_BOOLS = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+}
+
+
+def _coerce(value: Any, typ: Any, where: str) -> Any:
+    """Turn a TOML or environment value into the field's type, or say which key is wrong."""
+    is_bool = isinstance(value, bool)
+    if typ is bool and is_bool:
+        return value
+    if typ is int and isinstance(value, int) and not is_bool:
+        return value
+    if typ is float and isinstance(value, int | float) and not is_bool:
+        return float(value)
+    if typ is str and isinstance(value, str):
+        return value
+    if isinstance(value, str):  # environment values are always strings
+        if typ is bool and value.lower() in _BOOLS:
+            return _BOOLS[value.lower()]
+        if typ in (int, float):
+            try:
+                return typ(value)
+            except ValueError:
+                pass
+    raise ConfigError(f"{where}: expected {typ.__name__}, got {value!r}")
+
+
+def _env_overrides(environ: dict[str, str]) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    sections = _sections()
+    for name, value in environ.items():
+        if not name.startswith("FAYD_") or name in ("FAYD_CONFIG",):
+            continue
+        rest = name[len("FAYD_") :].lower()
+        section = next((s for s in sections if rest.startswith(s + "_")), None)
+        if section is None:
+            continue
+        found.setdefault(section, {})[rest[len(section) + 1 :]] = value
+    return found
+
+
+def load_config(path: str | Path | None = None, environ: dict[str, str] | None = None) -> Config:
+    """Read settings from ``path`` (or ``$FAYD_CONFIG``), then the environment.
+
+    A missing explicit file is an error; no file at all means the embedded defaults.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    path = path or environ.get("FAYD_CONFIG") or None
+    data: dict[str, Any] = {}
+    if path:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file not found: {path}") from exc
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    origin = str(path) if path else "defaults"
+    sections = _sections()
+    built: dict[str, Any] = {}
+    for key in data:
+        if key not in sections:
+            raise ConfigError(f"{origin}: unknown section [{key}] (known: {', '.join(sections)})")
+    env = _env_overrides(environ)
+    for section, cls in sections.items():
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{origin}: [{section}] must be a table")
+        fields = _resolved_types(cls)
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            if key not in fields:
+                raise ConfigError(
+                    f"{origin}: unknown key {section}.{key} (known: {', '.join(fields)})"
+                )
+            values[key] = _coerce(value, fields[key], f"{origin}: {section}.{key}")
+        for key, value in env.get(section, {}).items():
+            env_name = f"FAYD_{section.upper()}_{key.upper()}"
+            if key not in fields:
+                raise ConfigError(f"environment: unknown setting {env_name}")
+            values[key] = _coerce(value, fields[key], f"environment: {env_name}")
+        built[section] = cls(**values)
+    return Config(**built, source=str(path) if path else "")

@@ -1,0 +1,45 @@
+"""Wire protocol v1: frames as plain data, their bytes, and the MQTT topic scheme."""
+
+from fayd.protocol.audio import AudioChunk, chunk_pcm
+from fayd.protocol.codec import KINDS, MAX_JSON, decode, encode
+from fayd.protocol.frames import (
+    PROTOCOL_VERSION,
+    ROLES,
+    Ack,
+    Action,
+    AudioFormat,
+    Command,
+    Error,
+    Heartbeat,
+    Hello,
+    Human,
+    Presence,
+    SensorEvent,
+    TextIn,
+    check_device_id,
+)
+from fayd.protocol.topics import Topics
+
+__all__ = [
+    "KINDS",
+    "MAX_JSON",
+    "PROTOCOL_VERSION",
+    "ROLES",
+    "Ack",
+    "Action",
+    "AudioChunk",
+    "AudioFormat",
+    "Command",
+    "Error",
+    "Heartbeat",
+    "Hello",
+    "Human",
+    "Presence",
+    "SensorEvent",
+    "TextIn",
+    "Topics",
+    "check_device_id",
+    "chunk_pcm",
+    "decode",
+    "encode",
+]

@@ -1,0 +1,5 @@
+"""SQLite: the one store."""
+
+from fayd.store.db import Store
+
+__all__ = ["Store"]

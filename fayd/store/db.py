@@ -1,0 +1,78 @@
+"""The one SQLite database: WAL, migrations, and a single writer thread.
+
+Every statement runs on one dedicated thread (the single writer), so the event loop never
+blocks on disk and no two writers contend. ``synchronous=NORMAL`` in WAL mode keeps every
+committed transaction across a process kill (kill -9); only a power cut can lose the last
+few, which is SQLite's documented trade-off for SD cards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+from fayd.errors import StoreError
+from fayd.store.migrations import MIGRATIONS, apply_migrations
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Store:
+    """Owns the connection; callers pass functions of a ``sqlite_utils.Database``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fayd-db")
+        self._db: sqlite_utils.Database | None = None
+        try:
+            self._executor.submit(self._open).result()
+        except BaseException:
+            self._executor.shutdown(wait=False)
+            raise
+
+    def _open(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._db = sqlite_utils.Database(conn)
+            apply_migrations(self._db, MIGRATIONS)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(db, *args)`` on the writer thread and wait (for the CLI and threads)."""
+        return self._executor.submit(self._run, fn, *args).result()
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(db, *args)`` on the writer thread without blocking the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, fn, *args)
+
+    def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._db is None:
+            raise StoreError("the database is closed")
+        try:
+            with self._db.atomic():
+                return fn(self._db, *args)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        def _close() -> None:
+            if self._db is not None:
+                self._db.conn.close()
+                self._db = None
+
+        self._executor.submit(_close).result()
+        self._executor.shutdown(wait=True)
