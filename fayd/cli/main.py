@@ -1,0 +1,164 @@
+"""The ``fayd`` command. Every subcommand is documented in README.md (a test checks)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from fayd import __version__
+from fayd.cli.client import NotRunning, call
+from fayd.config import Config, load_config
+from fayd.errors import FaydError
+
+
+def cmd_run(cfg: Config, args: argparse.Namespace) -> int:
+    from fayd.service.daemon import Daemon
+    from fayd.service.logs import setup_logging
+
+    setup_logging(args.log_level or cfg.log.level)
+    asyncio.run(Daemon(cfg).run())
+    return 0
+
+
+def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
+    status = call(cfg, "GET", "/api/status")
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return 0
+    broker = status["broker"]
+    link = "connected" if broker["connected"] else f"NOT connected ({broker['last_error']})"
+    print(
+        f"fayd {status['version']} (pid {status['pid']}), up {status['uptime_s']:.0f} s, "
+        f"{'ready' if status['ready'] else 'starting'}"
+    )
+    print(f"config: {status['config']}; state: {status['state_dir']}")
+    embedded = " (embedded)" if broker["embedded"] else ""
+    print(f"broker: {broker['url']}{embedded}, {link}")
+    for role, model in status["models"].items():
+        print(f"model {role:4} {'ok     ' + str(model['file']) if model['ok'] else 'MISSING'}")
+        if not model["ok"]:
+            print(f"          {model['problem']}")
+    print(f"devices: {len(status['devices'])}")
+    for d in status["devices"]:
+        print(
+            f"  {d['id']:20} {'online ' if d['online'] else 'offline'} roles "
+            f"{','.join(d['roles'] or [])} fw {d['fw']}"
+        )
+    for c in status["components"]:
+        if c["restarts"]:
+            print(f"component {c['name']}: {c['restarts']} restarts, last: {c['last_error']}")
+    for p in status["last_problems"][-5:]:
+        print(f"recent {p['level'].lower()}: {p['message']}")
+    return 0
+
+
+def cmd_say(cfg: Config, args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"text": " ".join(args.text), "user": args.user, "device": args.device}
+    print(call(cfg, "POST", "/api/say", timeout=300, json=body)["reply"])
+    return 0
+
+
+def cmd_chat(cfg: Config, args: argparse.Namespace) -> int:
+    print("Talk to fayd; an empty line or Ctrl-D ends.")
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            print()
+            return 0
+        if not line:
+            return 0
+        body = {"text": line, "user": args.user, "device": args.device}
+        print("fayd>", call(cfg, "POST", "/api/say", timeout=300, json=body)["reply"])
+
+
+def cmd_models(cfg: Config, args: argparse.Namespace) -> int:
+    from fayd import models
+
+    if args.action == "install":
+        models.install(args.roles or list(models.ROLES))
+        return 0
+    if args.action == "list":
+        manifest = models.load_manifest()
+        for role, spec in manifest.roles.items():
+            print(f"{role:6} {spec.name}")
+        return 0
+    results = models.check_all(args.verify)
+    for r in results:
+        print(f"{r.role:6} {r.status:9} {r.path}")
+        if not r.ok:
+            print(f"       {r.detail}\n       install: {r.install_hint}")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def cmd_sim(cfg: Config, args: argparse.Namespace) -> int:
+    from fayd.cli.sim import sim_device
+
+    return sim_device(cfg, args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fayd", description="Offline companion daemon.")
+    parser.add_argument("--version", action="version", version=f"fayd {__version__}")
+    parser.add_argument("--config", help="TOML config file (default: $FAYD_CONFIG or none)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("run", help="run the daemon")
+    p.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("status", help="is it up? devices, models, broker, recent problems")
+    p.add_argument("--json", action="store_true", help="print the raw status as JSON")
+    p.set_defaults(func=cmd_status)
+
+    for name, func, help_text in (
+        ("say", cmd_say, "one text turn against the running daemon"),
+        ("chat", cmd_chat, "talk to the running daemon by text"),
+    ):
+        p = sub.add_parser(name, help=help_text)
+        if name == "say":
+            p.add_argument("text", nargs="+")
+        p.add_argument("--user", help="who is talking (default: agent.default_user)")
+        p.add_argument("--device", help="also speak the reply on this device")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("models", help="the model files: list, check, install")
+    p.add_argument("action", choices=("list", "check", "install"))
+    p.add_argument("roles", nargs="*", help="roles to install (default: all)")
+    p.add_argument("--verify", action="store_true", help="check: also verify sha256")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("sim", help="simulated hardware")
+    sim = p.add_subparsers(dest="what", required=True)
+    d = sim.add_parser("device", help="a device that speaks a WAV and saves what it hears")
+    d.add_argument("--wav", help="speech to send as the microphone (any rate, mono/stereo)")
+    d.add_argument("--text", help="send this text instead of audio")
+    d.add_argument("--out", default="sim-out", help="folder for reply.wav and frames.jsonl")
+    d.add_argument("--id", default="sim-1", help="device id")
+    d.add_argument("--broker", help="mqtt://host:port (default: the running daemon's)")
+    d.add_argument("--realtime", action="store_true", help="pace the audio like a microphone")
+    d.add_argument("--timeout", type=float, default=120, help="seconds to wait for the reply")
+    d.set_defaults(func=cmd_sim)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+        return int(args.func(cfg, args) or 0)
+    except NotRunning as exc:
+        print(exc, file=sys.stderr)
+        return 3
+    except (FaydError, RuntimeError) as exc:
+        print(f"fayd: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Devices: the registry, their microphones and speakers, and what they are sent."""

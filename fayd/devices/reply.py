@@ -1,0 +1,83 @@
+"""Delivers a reply to a device: `human` text frames for every device, and for speakers
+each sentence as speech (TTS → audio frames, with Fay's audio `human` frame before it)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+from fayd.agent import Turn
+from fayd.protocol import AudioChunk, Human, chunk_pcm
+from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
+
+log = logging.getLogger(__name__)
+
+
+class Sender(Protocol):
+    def send(self, device: str, frame: object) -> bool: ...
+
+
+class ReplyOutput:
+    def __init__(self, sender: Sender, tts: Any, device: str, out_rate: int | None) -> None:
+        self.sender = sender
+        self.tts = tts
+        self.device = device
+        self.out_rate = out_rate
+
+    async def deliver(self, turn: Turn, sentences: AsyncIterator[str], stream: int) -> None:
+        """Send every sentence as it arrives; close the reply with IsEnd frames."""
+        seq = 0
+        index = 0
+        speak = self.tts is not None
+        try:
+            async for sentence in sentences:
+                first = index == 0
+                self.sender.send(self.device, Human(key="text", text=sentence, is_first=first))
+                if speak:
+                    seq = await self._speak(turn, sentence, stream, seq, first)
+                index += 1
+        finally:
+            # Closing frames go out even when the reply was cut short (barge-in, error).
+            self.sender.send(self.device, Human(key="text", text="", is_end=True))
+            if speak:
+                self.sender.send(self.device, Human(key="audio", is_end=True, stream=stream))
+                end = AudioChunk(stream, seq, self._rate(), b"", start=seq == 0, end=True)
+                self.sender.send(self.device, end)
+
+    def _rate(self) -> int:
+        return self.out_rate or self.tts.sample_rate
+
+    async def _speak(self, turn: Turn, sentence: str, stream: int, seq: int, first: bool) -> int:
+        pcm = await asyncio.to_thread(self._synthesize, sentence)
+        turn.mark("tts_first_chunk_ms")
+        if not pcm:
+            return seq
+        rate = self._rate()
+        duration = len(pcm) / 2 / rate
+        self.sender.send(
+            self.device,
+            Human(
+                key="audio",
+                text=sentence,
+                is_first=first,
+                lips=tuple(lips_track(pcm, rate)),
+                time=round(duration, 3),
+                stream=stream,
+                seq=seq,
+                username=turn.user,
+            ),
+        )
+        for chunk in chunk_pcm(pcm, rate, stream, first_seq=seq):
+            self.sender.send(self.device, chunk)
+            seq = chunk.seq + 1
+        turn.mark("first_audio_ms")
+        return seq
+
+    def _synthesize(self, sentence: str) -> bytes:
+        pcm = b"".join(self.tts.synthesize(sentence))
+        if self.out_rate and self.out_rate != self.tts.sample_rate and pcm:
+            samples = resample(pcm16_to_float(pcm), self.tts.sample_rate, self.out_rate)
+            pcm = float_to_pcm16(samples)
+        return pcm

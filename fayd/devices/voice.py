@@ -1,0 +1,50 @@
+"""A device's microphone: uplink audio frames → VAD → finished utterances (16 kHz float32)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from fayd.protocol import AudioChunk
+from fayd.speech.audio import pcm16_to_float, resample
+
+log = logging.getLogger(__name__)
+
+ASR_RATE = 16000
+
+
+class VoiceInput:
+    """Feeds one device's audio to its own VAD (VAD state is per stream of audio)."""
+
+    def __init__(self, device: str, vad: Any) -> None:
+        self.device = device
+        self.vad = vad
+        self.stream: int | None = None
+        self.next_seq = 0
+        self.lost = 0
+
+    def accept(self, chunk: AudioChunk) -> list[np.ndarray]:
+        """The utterances this frame completes (usually none)."""
+        if chunk.start or chunk.stream != self.stream:
+            self.stream, self.next_seq = chunk.stream, chunk.seq
+        if chunk.seq != self.next_seq:
+            # Frames lost on the way (MQTT QoS 0): keep going, the VAD copes with a gap.
+            self.lost += max(0, chunk.seq - self.next_seq)
+            log.debug("%s: audio seq %d, expected %d", self.device, chunk.seq, self.next_seq)
+        self.next_seq = chunk.seq + 1
+        segments = []
+        if chunk.pcm:
+            samples = pcm16_to_float(chunk.pcm)
+            if chunk.rate != ASR_RATE:
+                samples = resample(samples, chunk.rate, ASR_RATE)
+            segments = self.vad.accept(samples)
+        if chunk.end:
+            segments += self.vad.flush()
+            self.stream = None
+        return [segment.samples for segment in segments]
+
+    @property
+    def speaking(self) -> bool:
+        return bool(self.vad.speaking)

@@ -1,0 +1,97 @@
+"""The local control API (loopback HTTP) that the CLI talks to. Starlette + uvicorn, which
+the mcp SDK already brings, instead of another web framework."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from fayd.protocol.frames import MAX_TEXT
+
+
+class QuietServer(uvicorn.Server):
+    """uvicorn without its own signal handlers: the daemon owns SIGTERM/SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def build_app(status: Callable[[], Any], say: Callable[..., Any]) -> Starlette:
+    async def get_status(request: Request) -> JSONResponse:
+        return JSONResponse(await status())
+
+    async def post_say(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "body must be JSON"}, status_code=400)
+        text = body.get("text") if isinstance(body, dict) else None
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+            return JSONResponse(
+                {"error": f"'text' must be a non-empty string of at most {MAX_TEXT} characters"},
+                status_code=400,
+            )
+        user, device = body.get("user"), body.get("device")
+        if not all(v is None or isinstance(v, str) for v in (user, device)):
+            return JSONResponse({"error": "'user' and 'device' must be strings"}, 400)
+        try:
+            return JSONResponse(await say(text.strip(), user, device))
+        except LookupError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404)
+
+    return Starlette(
+        routes=[
+            Route("/api/status", get_status, methods=["GET"]),
+            Route("/api/say", post_say, methods=["POST"]),
+        ]
+    )
+
+
+class ApiServer:
+    """Serves the app on host:port (0 = a free port, fixed at the first start)."""
+
+    def __init__(self, app: Starlette, host: str, port: int) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self.started = asyncio.Event()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _bind(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        return sock
+
+    async def run(self) -> None:
+        sock = self._bind()
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
+        server = QuietServer(config)
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            while not server.started and not serving.done():  # noqa: ASYNC110 (uvicorn has no event)
+                await asyncio.sleep(0.02)
+            self.started.set()
+            await serving
+        finally:
+            self.started.clear()
+            server.should_exit = True
+            if not serving.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(serving), 5)
+            sock.close()

@@ -1,0 +1,211 @@
+"""The daemon: opens the store, loads the models, starts the components under the
+supervisor, says READY=1 when it can serve, and shuts everything down on SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+import os
+import signal
+import time
+from typing import Any
+
+from fayd import __version__
+from fayd.agent import Agent, Turn
+from fayd.config import Config
+from fayd.devices.hub import DeviceHub
+from fayd.protocol import Topics
+from fayd.service.api import ApiServer, build_app
+from fayd.service.engines import Engines, load_engines
+from fayd.service.notify import Notifier
+from fayd.service.supervisor import Supervisor
+from fayd.store import Store, records
+from fayd.transport.broker import EmbeddedBroker
+from fayd.transport.mqtt import MqttLink
+
+log = logging.getLogger(__name__)
+
+
+class RecentProblems(logging.Handler):
+    """Keeps the last warnings and errors for ``fayd status``."""
+
+    def __init__(self, size: int = 20) -> None:
+        super().__init__(logging.WARNING)
+        self.records: collections.deque[dict[str, Any]] = collections.deque(maxlen=size)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(
+            {"at": record.created, "level": record.levelname, "message": record.getMessage()}
+        )
+
+
+class Daemon:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.notifier = Notifier()
+        self.supervisor = Supervisor()
+        self.problems = RecentProblems()
+        self.started_at = time.time()
+        self.ready = False
+        self.engines = Engines()
+        self.broker: EmbeddedBroker | None = None
+        self.store: Store | None = None
+
+    async def run(self) -> None:
+        logging.getLogger().addHandler(self.problems)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await self._serve(stop)
+        finally:
+            logging.getLogger().removeHandler(self.problems)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+
+    async def _serve(self, stop: asyncio.Event) -> None:
+        cfg = self.cfg
+        self.notifier.status("opening the database")
+        self.store = await asyncio.to_thread(Store, cfg.db_path)
+        try:
+            self.notifier.status("loading models")
+            self.engines = await asyncio.to_thread(load_engines, cfg)
+            await self._start_components(stop)
+            await stop.wait()
+        finally:
+            log.info("stopping")
+            self.notifier.stopping()
+            await self.supervisor.stop()
+            with contextlib.suppress(FileNotFoundError):
+                cfg.runtime_path.unlink()
+            await asyncio.to_thread(self.store.close)
+            log.info("stopped")
+
+    async def _start_components(self, stop: asyncio.Event) -> None:
+        cfg, store = self.cfg, self.store
+        assert store is not None
+        topics = Topics(cfg.mqtt.prefix)
+        self.link = MqttLink(
+            topics,
+            self._inbound,
+            client_id=f"fayd-{os.getpid()}",
+            username=cfg.mqtt.username,
+            password=cfg.mqtt.password,
+            keepalive=cfg.mqtt.keepalive_s,
+            queue_size=cfg.mqtt.queue_size,
+        )
+        self.agent = Agent(self.engines.llm, store, cfg.agent, cfg.llm)
+        self.hub = DeviceHub(cfg, store, self.engines, self.agent, self.link)
+        await self.hub.load_known()
+        self.api = ApiServer(build_app(self.status, self.say), cfg.api.host, cfg.api.port)
+
+        if cfg.mqtt.url == "embedded":
+            self.broker = EmbeddedBroker(
+                cfg.state_dir / "mosquitto",
+                cfg.mqtt.embedded_host,
+                cfg.mqtt.embedded_port,
+                cfg.mqtt.mosquitto_bin,
+            )
+            self.supervisor.start("broker", self.broker.run)
+        self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
+        self.supervisor.start("hub", self.hub.run)
+        self.supervisor.start("api", self.api.run)
+        interval = self.notifier.watchdog_interval()
+        if interval:
+            self.supervisor.start("watchdog", lambda: self._watchdog(interval))
+
+        # Ready = the API answers and, when fayd owns the broker, devices can connect.
+        waits = [self.api.started.wait()]
+        if self.broker:
+            waits.append(self.broker.ready.wait())
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), 15)
+        except TimeoutError:
+            log.error("not every component started within 15 s; serving what runs")
+        self._write_runtime()
+        self.ready = True
+        self.notifier.ready(self._summary())
+        log.info("ready: %s", self._summary())
+
+    async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
+        await self.hub.inbound(device, kind, payload)
+
+    async def _broker_url(self) -> str:
+        if self.broker is None:
+            return self.cfg.mqtt.url
+        await self.broker.ready.wait()
+        return self.broker.url
+
+    async def _watchdog(self, interval: float) -> None:
+        # Pinged from the event loop itself, so a blocked loop stops the pings.
+        while True:
+            self.notifier.watchdog()
+            await asyncio.sleep(interval)
+
+    def _write_runtime(self) -> None:
+        runtime = {
+            "pid": os.getpid(),
+            "version": __version__,
+            "api": self.api.url,
+            "mqtt": self.broker.url if self.broker else self.cfg.mqtt.url,
+            "prefix": self.cfg.mqtt.prefix,
+            "started": self.started_at,
+        }
+        path = self.cfg.runtime_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(runtime, indent=2), encoding="utf-8")
+        tmp.replace(path)
+
+    def _summary(self) -> str:
+        missing = ", ".join(sorted(self.engines.problems))
+        broker = "connected" if self.link.status.connected else "connecting"
+        text = f"serving; broker {broker}; {len(self.hub.devices)} devices"
+        return f"{text}; missing models: {missing}" if missing else text
+
+    async def status(self) -> dict[str, Any]:
+        assert self.store is not None
+        devices = await self.store.run(records.list_devices)
+        for device in devices:
+            state = self.hub.devices.get(device["id"])
+            device["speaking"] = bool(state and state.speaking)
+        models = {
+            role: {
+                "ok": role not in self.engines.problems,
+                "file": self.engines.files.get(role),
+                "problem": self.engines.problems.get(role),
+            }
+            for role in ("vad", "asr", "llm", "tts")
+        }
+        return {
+            "version": __version__,
+            "pid": os.getpid(),
+            "ready": self.ready,
+            "uptime_s": round(time.time() - self.started_at, 1),
+            "config": self.cfg.source or "(embedded defaults)",
+            "state_dir": str(self.cfg.state_dir),
+            "broker": {"embedded": self.broker is not None, **vars(self.link.status)},
+            "models": models,
+            "devices": devices,
+            "components": self.supervisor.status(),
+            "frames": {"inbox_dropped": self.hub.dropped, "errors_sent": self.hub.errors_sent},
+            "last_problems": list(self.problems.records),
+        }
+
+    async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]:
+        """A text turn from the CLI; spoken on ``device`` when one is named."""
+        user = user or self.cfg.agent.default_user
+        if device is not None:
+            state = self.hub.devices.get(device)
+            if state is None:
+                raise LookupError(f"no device {device!r} has said hello")
+            turn = await self.hub.speak(state, Turn(user=user, device=device, question=text))
+        else:
+            turn = Turn(user=user, device="cli", question=text)
+            async for _ in self.agent.reply(turn):
+                pass
+        return {"reply": turn.answer, "sentences": turn.sentences, "timings": turn.timings}

@@ -1,0 +1,1 @@
+"""Transports move frames; they do not interpret them."""

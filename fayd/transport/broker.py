@@ -1,0 +1,130 @@
+"""The embedded broker: a private mosquitto that fayd starts and supervises.
+
+A newcomer should not have to set up a broker. When ``mqtt.url = "embedded"`` fayd runs
+Debian's mosquitto with a generated config on loopback (or the LAN address the user sets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+import shutil
+import socket
+from pathlib import Path
+
+from fayd.errors import LinkError
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = "sudo apt-get install mosquitto (or set mqtt.url to an existing broker)"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def write_config(folder: Path, host: str, port: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    conf = folder / "mosquitto.conf"
+    conf.write_text(
+        "# Written by fayd at every start; edit fayd's [mqtt] settings instead.\n"
+        f"listener {port} {host}\n"
+        "allow_anonymous true\n"
+        # Retained presence and alerts survive a broker restart.
+        "persistence true\n"
+        f"persistence_location {folder}/\n"
+        # Stay the user fayd runs as (as root mosquitto would switch to 'mosquitto' and
+        # lose access to fayd's state folder).
+        f"user {getpass.getuser()}\n"
+        "log_dest stderr\n"
+        "log_type error\n"
+        "log_type warning\n"
+        "max_packet_size 1048576\n",
+        encoding="utf-8",
+    )
+    return conf
+
+
+async def wait_listening(host: str, port: int, within_s: float = 10.0) -> None:
+    """Until a TCP connect succeeds, or LinkError."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while True:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+            writer.close()
+            await writer.wait_closed()
+            return
+        except (OSError, TimeoutError) as exc:
+            if loop.time() > deadline:
+                raise LinkError(f"broker at {host}:{port} did not start listening") from exc
+            await asyncio.sleep(0.05)
+
+
+class EmbeddedBroker:
+    """Runs mosquitto until cancelled; raises LinkError when it dies or cannot start."""
+
+    def __init__(self, folder: Path, host: str, port: int, binary: str = "mosquitto") -> None:
+        self.folder = folder
+        self.host = host
+        self.port = port or free_port(host)
+        self.binary = binary
+        self.ready = asyncio.Event()
+
+    @property
+    def connect_host(self) -> str:
+        """Where local clients reach it (a wildcard listener is reached on loopback)."""
+        return "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.connect_host}:{self.port}"
+
+    def _find_binary(self) -> str:
+        found = shutil.which(self.binary) or shutil.which(self.binary, path="/usr/sbin:/sbin")
+        if not found:
+            raise LinkError(f"embedded broker: {self.binary!r} not found; {INSTALL_HINT}")
+        return found
+
+    async def run(self) -> None:
+        conf = write_config(self.folder, self.host, self.port)
+        proc = await asyncio.create_subprocess_exec(
+            self._find_binary(),
+            "-c",
+            str(conf),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stderr is not None
+        errors = asyncio.create_task(self._log_stderr(proc.stderr))
+        try:
+            waiting = asyncio.create_task(wait_listening(self.connect_host, self.port))
+            exited = asyncio.create_task(proc.wait())
+            done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+            if exited in done:
+                waiting.cancel()
+                raise LinkError(f"mosquitto exited with {proc.returncode} (port {self.port} busy?)")
+            waiting.result()
+            log.info("embedded broker listening on %s:%d", self.host, self.port)
+            self.ready.set()
+            code = await exited
+            raise LinkError(f"embedded broker exited with code {code}")
+        finally:
+            self.ready.clear()
+            if proc.returncode is None:
+                proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), 5)
+                except TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+            errors.cancel()
+
+    @staticmethod
+    async def _log_stderr(stream: asyncio.StreamReader) -> None:
+        async for line in stream:
+            log.warning("mosquitto: %s", line.decode(errors="replace").rstrip())

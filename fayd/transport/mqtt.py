@@ -1,0 +1,150 @@
+"""The MQTT link: one long-lived task that connects, reconnects with back-off, and moves
+frames between the broker and two bounded queues. It never decodes: the hub does that."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from fayd.errors import ConfigError
+from fayd.protocol import AudioChunk, Topics, encode
+
+log = logging.getLogger(__name__)
+
+#: Called for every uplink message: (device, kind, payload).
+Inbound = Callable[[str, str, bytes], Awaitable[None]]
+
+
+def parse_mqtt_url(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
+        raise ConfigError(f"mqtt.url: expected mqtt://host[:port] or 'embedded', got {url!r}")
+    return parts.hostname, parts.port or 1883
+
+
+@dataclass
+class LinkStatus:
+    connected: bool = False
+    url: str = ""
+    connects: int = 0
+    last_error: str = ""
+    last_error_at: float = 0.0
+    dropped: int = 0
+    received: int = 0
+    sent: int = 0
+    since: float = field(default_factory=time.time)
+
+
+class MqttLink:
+    """Moves frames over a broker. ``send`` never blocks: a full queue drops with a warning."""
+
+    def __init__(
+        self,
+        topics: Topics,
+        inbound: Inbound,
+        *,
+        client_id: str = "fayd",
+        username: str = "",
+        password: str = "",
+        keepalive: int = 30,
+        queue_size: int = 512,
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.topics = topics
+        self.inbound = inbound
+        self.client_id = client_id
+        self.username = username or None
+        self.password = password or None
+        self.keepalive = keepalive
+        self.max_backoff = max_backoff
+        self.outbox: asyncio.Queue[tuple[str, bytes, int, bool]] = asyncio.Queue(queue_size)
+        self.status = LinkStatus()
+        self.connected = asyncio.Event()
+
+    def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
+        """Queue one frame for a device's downlink; False if it was dropped."""
+        kind = frame.KIND  # type: ignore[attr-defined]
+        qos = 0 if isinstance(frame, AudioChunk) else 1
+        return self._enqueue(self.topics.down(device, kind), encode(frame), qos, retain)
+
+    def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> bool:
+        try:
+            self.outbox.put_nowait((topic, payload, qos, retain))
+            return True
+        except asyncio.QueueFull:
+            self.status.dropped += 1
+            if self.status.dropped in (1, 10, 100) or self.status.dropped % 1000 == 0:
+                log.warning("mqtt outbox full: %d frames dropped so far", self.status.dropped)
+            return False
+
+    async def run(self, url_source: Callable[[], Awaitable[str]]) -> None:
+        """Connect and serve forever; ``url_source`` gives the broker URL (it may wait for
+        the embedded broker). Reconnects with exponential back-off; never returns."""
+        backoff = 1.0
+        while True:
+            url = await url_source()
+            host, port = parse_mqtt_url(url)
+            self.status.url = url
+            try:
+                await self._session(host, port)
+            except aiomqtt.MqttError as exc:
+                self.status.last_error = f"{url}: {exc}"
+                self.status.last_error_at = time.time()
+                was_up = self.connected.is_set()
+                self.connected.clear()
+                self.status.connected = False
+                if was_up:
+                    backoff = 1.0
+                log.warning("mqtt: %s; retrying in %.0f s", self.status.last_error, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self.max_backoff)
+
+    async def _session(self, host: str, port: int) -> None:
+        offline = json.dumps({"v": 1, "online": False}).encode()
+        will = aiomqtt.Will(self.topics.daemon_status, offline, qos=1, retain=True)
+        async with aiomqtt.Client(
+            host,
+            port,
+            identifier=self.client_id,
+            username=self.username,
+            password=self.password,
+            keepalive=self.keepalive,
+            will=will,
+            timeout=10,
+        ) as client:
+            await client.subscribe(self.topics.all_up, qos=1)
+            online = json.dumps({"v": 1, "online": True}).encode()
+            await client.publish(self.topics.daemon_status, online, qos=1, retain=True)
+            self.status.connected = True
+            self.status.connects += 1
+            self.connected.set()
+            log.info("mqtt: connected to %s:%d", host, port)
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self._publish_loop(client))
+                group.create_task(self._receive_loop(client))
+
+    async def _publish_loop(self, client: aiomqtt.Client) -> None:
+        while True:
+            topic, payload, qos, retain = await self.outbox.get()
+            await client.publish(topic, payload, qos=qos, retain=retain, timeout=10)
+            self.status.sent += 1
+
+    async def _receive_loop(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            parsed = self.topics.parse(message.topic.value)
+            if parsed is None or parsed[1] != "up":
+                continue
+            payload = message.payload
+            if isinstance(payload, str):
+                payload = payload.encode()
+            elif not isinstance(payload, bytes | bytearray):
+                payload = b"" if payload is None else str(payload).encode()
+            self.status.received += 1
+            await self.inbound(parsed[0], parsed[2], bytes(payload))
