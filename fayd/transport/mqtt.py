@@ -126,9 +126,20 @@ class MqttLink:
             self.status.connects += 1
             self.connected.set()
             log.info("mqtt: connected to %s:%d", host, port)
-            async with asyncio.TaskGroup() as group:
-                group.create_task(self._publish_loop(client))
-                group.create_task(self._receive_loop(client))
+            # Either loop ends only by an error (a lost connection): stop the other, re-raise.
+            loops = {
+                asyncio.create_task(self._publish_loop(client)),
+                asyncio.create_task(self._receive_loop(client)),
+            }
+            try:
+                done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()
+                raise aiomqtt.MqttError("the broker closed the connection")
+            finally:
+                for task in loops:
+                    task.cancel()
+                await asyncio.gather(*loops, return_exceptions=True)
 
     async def _publish_loop(self, client: aiomqtt.Client) -> None:
         while True:

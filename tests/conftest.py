@@ -1,0 +1,163 @@
+"""Shared fixtures: a real mosquitto on a free loopback port, and fayd itself as a
+subprocess on embedded defaults in a temporary state folder. Every wait is bounded."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
+needs_mosquitto = pytest.mark.skipif(
+    MOSQUITTO is None, reason="mosquitto binary not installed (./install.sh installs it)"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"nothing listening on {port} after {within_s} s")
+
+
+class Broker:
+    """A real mosquitto on loopback that a test can stop and start again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.conf = folder / "mosquitto.conf"
+        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+                             f"user {os.environ.get('USER') or 'root'}\n")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        assert MOSQUITTO
+        self.proc = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_port(self.port)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto binary not installed (./install.sh installs it)")
+    b = Broker(tmp_path)
+    b.start()
+    yield b
+    b.stop()
+
+
+class DaemonProcess:
+    """``fayd run`` in a subprocess, on its embedded defaults in a temporary folder."""
+
+    def __init__(self, state: Path, env: dict[str, str] | None = None) -> None:
+        self.state = state
+        self.env = {
+            **os.environ,
+            "FAYD_PATHS_STATE_DIR": str(state),
+            "FAYD_MQTT_EMBEDDED_PORT": "0",
+            "FAYD_API_PORT": "0",
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
+        self.log = state / "daemon.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, wait_ready: bool = True) -> DaemonProcess:
+        self.state.mkdir(parents=True, exist_ok=True)
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "fayd", "run"], env=self.env, stdout=log, stderr=log
+            )
+        if wait_ready:
+            self.wait_runtime()
+        return self
+
+    def wait_runtime(self, within_s: float = 120.0) -> dict:
+        deadline = time.monotonic() + within_s
+        path = self.state / "runtime.json"
+        while time.monotonic() < deadline:
+            assert self.proc and self.proc.poll() is None, f"fayd exited:\n{self.log_text()}"
+            if path.exists():
+                return json.loads(path.read_text())
+            time.sleep(0.05)
+        raise TimeoutError(f"fayd not ready after {within_s} s:\n{self.log_text()}")
+
+    @property
+    def runtime(self) -> dict:
+        return json.loads((self.state / "runtime.json").read_text())
+
+    def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "fayd", *args],
+            env=self.env, capture_output=True, text=True, timeout=timeout,
+        )
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def stop(self) -> int:
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    """One daemon with the real default models, shared by the end-to-end tests."""
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto binary not installed (./install.sh installs it)")
+    d = DaemonProcess(tmp_path_factory.mktemp("fayd-state")).start()
+    yield d
+    assert d.stop() == 0, d.log_text()
+
+
+@pytest.fixture
+def make_daemon(tmp_path: Path) -> Iterator[type]:
+    """Start daemons with special settings; each is stopped after the test."""
+    started: list[DaemonProcess] = []
+
+    def make(env: dict[str, str] | None = None, wait_ready: bool = True) -> DaemonProcess:
+        d = DaemonProcess(tmp_path / f"state{len(started)}", env)
+        started.append(d)
+        return d.start(wait_ready)
+
+    yield make  # type: ignore[misc]
+    for d in started:
+        d.stop()

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fayd.config import Config, load_config
+from fayd.errors import ConfigError
+
+EXAMPLE = Path(__file__).parents[1] / "fayd" / "fayd.example.toml"
+
+
+def test_no_file_gives_embedded_defaults() -> None:
+    cfg = load_config(environ={})
+    assert cfg == Config()
+    assert cfg.mqtt.url == "embedded"
+    assert cfg.source == ""
+
+
+def test_the_shipped_example_loads_and_equals_the_defaults() -> None:
+    cfg = load_config(EXAMPLE, environ={})
+    assert cfg.source == str(EXAMPLE)
+    # The example documents every default, so it must not drift from the code.
+    assert cfg == Config(source=str(EXAMPLE))
+
+
+def test_file_then_environment(tmp_path: Path) -> None:
+    f = tmp_path / "fayd.toml"
+    f.write_text('[mqtt]\nurl = "mqtt://10.0.0.2:1884"\n[llm]\nthreads = 4\n')
+    cfg = load_config(f, environ={"FAYD_LLM_THREADS": "3", "FAYD_LLM_MODEL_PATH": "/m.gguf"})
+    assert cfg.mqtt.url == "mqtt://10.0.0.2:1884"
+    assert cfg.llm.threads == 3
+    assert cfg.llm.model_path == "/m.gguf"
+
+
+def test_fayd_config_variable_names_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "x.toml"
+    f.write_text("[api]\nport = 9999\n")
+    assert load_config(environ={"FAYD_CONFIG": str(f)}).api.port == 9999
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "message"),
+    [
+        ("[mqtt]\nurll = 1\n", {}, "unknown key mqtt.urll"),
+        ("[mqttt]\n", {}, "unknown section [mqttt]"),
+        ("[llm]\nthreads = 'two'\n", {}, "llm.threads: expected int"),
+        ("[llm]\nthreads = true\n", {}, "llm.threads: expected int"),
+        ("[speech]\nvad_threshold = 'x'\n", {}, "speech.vad_threshold: expected float"),
+        ("mqtt = 3\n", {}, "[mqtt] must be a table"),
+        ("[mqtt\n", {}, "not valid TOML"),
+        ("", {"FAYD_LLM_THREADS": "many"}, "FAYD_LLM_THREADS: expected int"),
+        ("", {"FAYD_LLM_THREDS": "2"}, "unknown setting FAYD_LLM_THREDS"),
+    ],
+)
+def test_errors_name_the_key_and_source(tmp_path: Path, text, env, message) -> None:
+    f = tmp_path / "fayd.toml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(f, environ=env)
+    assert message in str(info.value)
+    if not env:
+        assert str(f) in str(info.value)
+
+
+def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml", environ={})
+
+
+def test_state_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/fayd")
+    assert load_config(environ={}).state_dir == Path("/var/lib/fayd")
+    monkeypatch.delenv("STATE_DIRECTORY")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert load_config(environ={}).state_dir == tmp_path / "fayd"
+    cfg = load_config(environ={"FAYD_PATHS_STATE_DIR": "/srv/f"})
+    assert cfg.db_path == Path("/srv/f/fayd.db")
