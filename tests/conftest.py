@@ -45,8 +45,10 @@ class Broker:
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
         self.conf = folder / "mosquitto.conf"
-        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                             f"user {os.environ.get('USER') or 'root'}\n")
+        self.conf.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"user {os.environ.get('USER') or 'root'}\n"
+        )
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -119,7 +121,10 @@ class DaemonProcess:
     def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "fayd", *args],
-            env=self.env, capture_output=True, text=True, timeout=timeout,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def log_text(self) -> str:
@@ -161,3 +166,26 @@ def make_daemon(tmp_path: Path) -> Iterator[type]:
     yield make  # type: ignore[misc]
     for d in started:
         d.stop()
+
+
+@pytest.fixture(scope="session")
+def speak():
+    """text → 16 kHz float32 speech from the default Piper voice, made at test time."""
+    from fayd.models import resolve
+    from fayd.speech.audio import pcm16_to_float, resample
+    from fayd.speech.tts import PiperTts
+
+    try:
+        files = resolve("tts").files
+    except Exception as exc:  # ModelMissing: say what to install
+        pytest.skip(f"the Piper voice is not installed: {exc}")
+    tts = PiperTts(files["model"], files.get("config"))
+
+    def make(text: str, pad_s: float = 1.0):
+        import numpy as np
+
+        samples = resample(pcm16_to_float(b"".join(tts.synthesize(text))), tts.sample_rate, 16000)
+        pad = np.zeros(int(16000 * pad_s), dtype=np.float32)
+        return np.concatenate([pad, samples, pad])
+
+    return make

@@ -9,9 +9,9 @@ import contextlib
 import aiomqtt
 import pytest
 
+from fayd.errors import ConfigError
 from fayd.protocol import Command, Topics, decode
 from fayd.transport.mqtt import MqttLink, parse_mqtt_url
-from fayd.errors import ConfigError
 
 from .conftest import Broker, free_port, needs_mosquitto
 
@@ -41,7 +41,7 @@ async def running_link(url: str, **kw):
 def test_parse_url() -> None:
     assert parse_mqtt_url("mqtt://10.0.0.2:1884") == ("10.0.0.2", 1884)
     assert parse_mqtt_url("mqtt://box") == ("box", 1883)
-    with pytest.raises(ConfigError, match="mqtt.url"):
+    with pytest.raises(ConfigError, match=r"mqtt\.url"):
         parse_mqtt_url("http://box")
 
 

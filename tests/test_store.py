@@ -80,7 +80,7 @@ def test_a_failed_write_is_rolled_back_whole(tmp_path: Path) -> None:
 
 def test_unopenable_database_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "f.db").write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StoreError, match="f.db"):
+    with pytest.raises(StoreError, match=r"f\.db"):
         Store(tmp_path / "f.db")
 
 

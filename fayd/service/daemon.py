@@ -114,9 +114,6 @@ class Daemon:
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         self.supervisor.start("hub", self.hub.run)
         self.supervisor.start("api", self.api.run)
-        interval = self.notifier.watchdog_interval()
-        if interval:
-            self.supervisor.start("watchdog", lambda: self._watchdog(interval))
 
         # Ready = the API answers and, when fayd owns the broker, devices can connect.
         waits = [self.api.started.wait()]
@@ -130,6 +127,9 @@ class Daemon:
         self.ready = True
         self.notifier.ready(self._summary())
         log.info("ready: %s", self._summary())
+        interval = self.notifier.watchdog_interval()
+        if interval:  # systemd arms the watchdog at READY=1
+            self.supervisor.start("watchdog", lambda: self._watchdog(interval))
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         await self.hub.inbound(device, kind, payload)

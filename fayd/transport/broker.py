@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import logging
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -64,6 +65,13 @@ async def wait_listening(host: str, port: int, within_s: float = 10.0) -> None:
             await asyncio.sleep(0.05)
 
 
+def _child_env() -> dict[str, str]:
+    """fayd's environment minus systemd's notify/watchdog variables: Debian's mosquitto
+    would otherwise send its own READY=1 on fayd's notify socket."""
+    hidden = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")
+    return {k: v for k, v in os.environ.items() if k not in hidden}
+
+
 class EmbeddedBroker:
     """Runs mosquitto until cancelled; raises LinkError when it dies or cannot start."""
 
@@ -98,6 +106,7 @@ class EmbeddedBroker:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
+            env=_child_env(),
         )
         assert proc.stderr is not None
         errors = asyncio.create_task(self._log_stderr(proc.stderr))
@@ -127,4 +136,6 @@ class EmbeddedBroker:
     @staticmethod
     async def _log_stderr(stream: asyncio.StreamReader) -> None:
         async for line in stream:
-            log.warning("mosquitto: %s", line.decode(errors="replace").rstrip())
+            text = line.decode(errors="replace").rstrip()
+            # mosquitto's warnings include the harmless "should not be run as root" in dev.
+            log.log(logging.ERROR if "Error" in text else logging.INFO, "mosquitto: %s", text)

@@ -1,0 +1,101 @@
+"""The daemon's life: sd_notify on a real NOTIFY_SOCKET, a clean SIGTERM, a missing model,
+and a broker that is not there."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+from fayd.devices.simulator import SimDevice
+
+from .conftest import free_port, needs_mosquitto
+
+
+def read_datagrams(sock: socket.socket, until: str, within_s: float) -> list[str]:
+    got: list[str] = []
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            got.extend(sock.recv(4096).decode().splitlines())
+        except TimeoutError:
+            break
+        if any(line.startswith(until) for line in got):
+            break
+    return got
+
+
+@needs_mosquitto
+def test_sd_notify_ready_watchdog_stopping(make_daemon, tmp_path: Path) -> None:
+    path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    try:
+        daemon = make_daemon(
+            {"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "400000"}, wait_ready=False
+        )
+        seen = read_datagrams(sock, "READY=1", 120)
+        assert "READY=1" in seen, daemon.log_text()
+        assert any(line.startswith("STATUS=loading models") for line in seen)
+        assert any(line.startswith("STATUS=serving") for line in seen), seen
+        # The runtime file is written before READY=1: the CLI can reach a ready daemon.
+        assert (daemon.state / "runtime.json").exists()
+        seen = read_datagrams(sock, "WATCHDOG=1", 5)
+        assert "WATCHDOG=1" in seen
+        assert daemon.stop() == 0
+        seen = read_datagrams(sock, "STOPPING=1", 5)
+        assert "STOPPING=1" in seen
+        assert not (daemon.state / "runtime.json").exists()
+    finally:
+        sock.close()
+
+
+@needs_mosquitto
+async def test_a_missing_model_is_named_and_the_rest_still_works(make_daemon) -> None:
+    daemon = make_daemon({"FAYD_LLM_MODEL_PATH": "/nowhere/model.gguf"})
+    status = daemon.cli("status")
+    assert status.returncode == 0
+    assert "model llm  MISSING" in status.stdout
+    assert "/nowhere/model.gguf" in status.stdout
+    raw = json.loads(daemon.cli("status", "--json").stdout)
+    assert (
+        "fayd models install" in raw["models"]["llm"]["problem"]
+        or "pip" in raw["models"]["llm"]["problem"]
+    )
+    assert raw["models"]["asr"]["ok"] and raw["models"]["tts"]["ok"]
+    # A device still gets a spoken answer that says what is wrong.
+    async with SimDevice(daemon.runtime["mqtt"], "k1") as device:
+        await device.hello()
+        await device.say_text("hello")
+        reply = await device.collect_reply()
+    assert "not installed" in reply.text
+    assert reply.pcm
+
+
+def test_an_unreachable_broker_is_retried_and_reported(make_daemon) -> None:
+    port = free_port()  # nothing listens there
+    daemon = make_daemon({"FAYD_MQTT_URL": f"mqtt://127.0.0.1:{port}"})
+    time.sleep(2)
+    status = daemon.cli("status")
+    assert status.returncode == 0
+    assert f"mqtt://127.0.0.1:{port}, NOT connected" in status.stdout
+    assert daemon.proc is not None and daemon.proc.poll() is None  # still up
+    assert daemon.stop() == 0
+
+
+def test_cli_says_clearly_when_the_daemon_is_not_running(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "fayd", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3
+    assert "fayd is not running" in done.stderr and "fayd run" in done.stderr
