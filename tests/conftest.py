@@ -3,29 +3,22 @@ subprocess on embedded defaults in a temporary state folder. Every wait is bound
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from fayd.service.harness import DaemonProcess, free_port
+
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
 needs_mosquitto = pytest.mark.skipif(
     MOSQUITTO is None, reason="mosquitto binary not installed (./install.sh installs it)"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_port(port: int, within_s: float = 10.0) -> None:
@@ -76,71 +69,6 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     b.start()
     yield b
     b.stop()
-
-
-class DaemonProcess:
-    """``fayd run`` in a subprocess, on its embedded defaults in a temporary folder."""
-
-    def __init__(self, state: Path, env: dict[str, str] | None = None) -> None:
-        self.state = state
-        self.env = {
-            **os.environ,
-            "FAYD_PATHS_STATE_DIR": str(state),
-            "FAYD_MQTT_EMBEDDED_PORT": "0",
-            "FAYD_API_PORT": "0",
-            "PYTHONUNBUFFERED": "1",
-            **(env or {}),
-        }
-        self.log = state / "daemon.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, wait_ready: bool = True) -> DaemonProcess:
-        self.state.mkdir(parents=True, exist_ok=True)
-        with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "fayd", "run"], env=self.env, stdout=log, stderr=log
-            )
-        if wait_ready:
-            self.wait_runtime()
-        return self
-
-    def wait_runtime(self, within_s: float = 120.0) -> dict:
-        deadline = time.monotonic() + within_s
-        path = self.state / "runtime.json"
-        while time.monotonic() < deadline:
-            assert self.proc and self.proc.poll() is None, f"fayd exited:\n{self.log_text()}"
-            if path.exists():
-                return json.loads(path.read_text())
-            time.sleep(0.05)
-        raise TimeoutError(f"fayd not ready after {within_s} s:\n{self.log_text()}")
-
-    @property
-    def runtime(self) -> dict:
-        return json.loads((self.state / "runtime.json").read_text())
-
-    def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "fayd", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def stop(self) -> int:
-        if self.proc is None:
-            return 0
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        return self.proc.returncode
 
 
 @pytest.fixture(scope="session")

@@ -72,4 +72,30 @@ def load_engines(cfg: Config) -> Engines:
     engines.asr = attempt("asr", speech.asr_model, load_asr)
     engines.tts = attempt("tts", speech.tts_model, load_tts)
     engines.llm = attempt("llm", llm.model_path, load_llm)
+    warm_up(engines, cfg.agent.persona)
     return engines
+
+
+def warm_up(engines: Engines, persona: str) -> None:
+    """One tiny inference per model before READY: the first call of each pays for page-ins
+    and graph set-up (seconds for the LLM), which a user's first question should not. The
+    LLM is warmed with the persona so its prompt prefix is already evaluated."""
+    import numpy as np
+
+    jobs = {
+        "asr": lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32)),
+        "tts": lambda: b"".join(engines.tts.synthesize("Ready.")),
+        "llm": lambda: engines.llm.chat(
+            [{"role": "system", "content": persona}, {"role": "user", "content": "Hi"}],
+            max_tokens=1,
+        ),
+    }
+    for role, job in jobs.items():
+        if getattr(engines, role) is None:
+            continue
+        try:
+            job()
+        except Exception as exc:
+            engines.problems[role] = f"{role} model failed its first inference: {exc}"
+            log.error("%s", engines.problems[role])
+            setattr(engines, role, None)

@@ -1,0 +1,120 @@
+"""End of speech → first audio frame on the device topic, over real voice turns.
+
+Starts fayd on its embedded defaults (private mosquitto, default models), then a simulated
+device speaks Piper-generated questions into it in real time, as a microphone would. The end
+of speech is the moment the frame holding the last speech sample leaves the device; the
+figure therefore includes the VAD's silence hangover (reported as ``hangover_ms``).
+
+    .venv/bin/python benchmarks/voice_turn.py [--turns 20]
+
+Prints one JSON object. Parts come from the timings fayd stores with each turn: ASR; LLM
+first token (after ASR); TTS of the first sentence (its own duration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fayd.config import SpeechConfig
+from fayd.devices.simulator import SimDevice
+from fayd.models import resolve
+from fayd.service.harness import DaemonProcess
+from fayd.speech.audio import pcm16_to_float, resample
+from fayd.speech.tts import PiperTts
+
+QUESTIONS = [
+    "What is the weather like today?",
+    "Can you remind me to take my pills?",
+    "Tell me a short story about a cat.",
+    "What time is it now?",
+    "Good morning, how are you?",
+    "What should I cook for dinner tonight?",
+    "Please turn on the kitchen light.",
+    "I feel a little tired today.",
+    "Who is coming to visit this weekend?",
+    "Can you tell me a joke?",
+    "What day is it today?",
+    "I would like to hear some music.",
+    "How do I make a cup of tea?",
+    "My back hurts a little this morning.",
+    "Did I take my medicine already?",
+    "Thank you for your help.",
+    "What is the capital of France?",
+    "Read me the news, please.",
+    "Good night, see you tomorrow.",
+    "How many days until Christmas?",
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    return round(float(np.percentile(values, q)), 1)
+
+
+async def run(turns: int) -> dict:
+    files = resolve("tts").files
+    tts = PiperTts(files["model"], files.get("config"))
+    state = Path(tempfile.mkdtemp(prefix="fayd-bench-"))
+    daemon = DaemonProcess(state).start()
+    eos_to_audio: list[float] = []
+    try:
+        async with SimDevice(daemon.runtime["mqtt"], "bench-1") as device:
+            await device.hello()
+            for i in range(turns):
+                text = QUESTIONS[i % len(QUESTIONS)]
+                speech = resample(
+                    pcm16_to_float(b"".join(tts.synthesize(text))), tts.sample_rate, 16000
+                )
+                lead = np.zeros(8000, dtype=np.float32)
+                tail = np.zeros(24000, dtype=np.float32)  # 1.5 s: room for the hangover
+                started = time.monotonic()
+                send = asyncio.create_task(
+                    device.speak(np.concatenate([lead, speech, tail]), realtime=True)
+                )
+                reply = await device.collect_reply(120)
+                await send
+                eos = started + (len(lead) + len(speech)) / 16000
+                if reply.first_audio_at is None:
+                    print(f"turn {i}: no audio", file=sys.stderr)
+                    continue
+                eos_to_audio.append((reply.first_audio_at - eos) * 1000)
+                print(f"turn {i}: {eos_to_audio[-1]:.0f} ms  {reply.text[:60]!r}", file=sys.stderr)
+    finally:
+        daemon.stop()
+    conn = sqlite3.connect(state / "fayd.db")
+    timings = [
+        json.loads(meta)["timings"]
+        for (meta,) in conn.execute("SELECT meta FROM messages WHERE role = 'assistant'")
+    ]
+    voice = [t for t in timings if "asr_ms" in t]
+    tts_ms = [t["tts_first_chunk_ms"] - t["llm_first_sentence_ms"] for t in voice]
+    return {
+        "turns": len(eos_to_audio),
+        "eos_to_first_audio_ms_p50": pct(eos_to_audio, 50),
+        "eos_to_first_audio_ms_p90": pct(eos_to_audio, 90),
+        "hangover_ms": SpeechConfig().vad_min_silence_ms,
+        "asr_ms_p50": pct([t["asr_ms"] for t in voice], 50),
+        "llm_first_token_ms_p50": pct([t["llm_first_token_ms"] for t in voice], 50),
+        "llm_first_sentence_ms_p50": pct([t["llm_first_sentence_ms"] for t in voice], 50),
+        "tts_first_chunk_ms_p50": pct(tts_ms, 50),
+        "eos_to_first_audio_ms_mean": round(statistics.mean(eos_to_audio), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=20)
+    print(json.dumps(asyncio.run(run(parser.parse_args().turns))))
+
+
+if __name__ == "__main__":
+    main()
