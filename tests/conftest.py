@@ -11,9 +11,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from fayd.models import resolve
 from fayd.service.harness import DaemonProcess, free_port
+from fayd.speech.audio import pcm16_to_float, read_wav, resample
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
 needs_mosquitto = pytest.mark.skipif(
@@ -96,24 +99,86 @@ def make_daemon(tmp_path: Path) -> Iterator[type]:
         d.stop()
 
 
+# --- the real default models, loaded once per test run ------------------------------------
+# Speech is made at test time with the Piper voice (clear enough for Whisper) or espeak-ng +
+# sox (a second, robotic voice), never read from checked-in audio.
+
+SPOKEN = "Please turn on the kitchen light and play some music."
+KEY_WORDS = {"kitchen", "light", "music"}
+
+
 @pytest.fixture(scope="session")
-def speak():
-    """text → 16 kHz float32 speech from the default Piper voice, made at test time."""
-    from fayd.models import resolve
-    from fayd.speech.audio import pcm16_to_float, resample
+def key_words() -> set[str]:
+    """Words of :data:`SPOKEN` that a transcript must contain."""
+    return KEY_WORDS
+
+
+@pytest.fixture(scope="session")
+def piper_tts():
+    """The default voice without its random noise, so every run hears the same audio."""
     from fayd.speech.tts import PiperTts
 
-    try:
-        files = resolve("tts").files
-    except Exception as exc:  # ModelMissing: say what to install
-        pytest.skip(f"the Piper voice is not installed: {exc}")
-    tts = PiperTts(files["model"], files.get("config"))
+    files = resolve("tts").files
+    return PiperTts(files["model"], files["config"], threads=2, noise_scale=0, noise_w_scale=0)
 
-    def make(text: str, pad_s: float = 1.0):
-        import numpy as np
 
-        samples = resample(pcm16_to_float(b"".join(tts.synthesize(text))), tts.sample_rate, 16000)
+@pytest.fixture(scope="session")
+def whisper_asr():
+    from fayd.speech.asr import WhisperAsr
+
+    return WhisperAsr(resolve("asr").files["model"], language="en", threads=2)
+
+
+@pytest.fixture(scope="session")
+def local_llm():
+    from fayd.llm.local import LocalLlm
+
+    # One thread: llama.cpp's threads wait on each other at every layer, so on a busy 2-core
+    # machine (other tests, a compiler) two threads ran ~8x slower than one (measured).
+    return LocalLlm(resolve("llm").files["model"], n_ctx=2048, threads=1, seed=1234)
+
+
+@pytest.fixture(scope="session")
+def vad_model_path() -> Path:
+    return resolve("vad").files["model"]
+
+
+@pytest.fixture(scope="session")
+def piper_speech_16k(piper_tts) -> np.ndarray:
+    """:data:`SPOKEN` in the Piper voice, as 16 kHz float32 (what the VAD and ASR take)."""
+    pcm = b"".join(piper_tts.synthesize(SPOKEN))
+    return resample(pcm16_to_float(pcm), piper_tts.sample_rate, 16000)
+
+
+@pytest.fixture(scope="session")
+def espeak_speech_16k(tmp_path_factory) -> np.ndarray:
+    """:data:`SPOKEN` by espeak-ng, converted by sox to 16 kHz mono 16-bit."""
+    if shutil.which("espeak-ng") is None or shutil.which("sox") is None:
+        pytest.skip("espeak-ng and sox are needed (apt-get install espeak-ng sox)")
+    out = tmp_path_factory.mktemp("espeak") / "spoken.wav"
+    wav = subprocess.run(
+        ["espeak-ng", "--stdout", SPOKEN], capture_output=True, check=True, timeout=30
+    ).stdout
+    subprocess.run(
+        ["sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", str(out)],
+        input=wav,
+        capture_output=True,
+        check=True,
+        timeout=30,
+    )
+    samples, rate = read_wav(out)
+    assert rate == 16000
+    return samples
+
+
+@pytest.fixture(scope="session")
+def speak(piper_tts):
+    """text → 16 kHz float32 Piper speech with ``pad_s`` of silence on each side."""
+
+    def make(text: str, pad_s: float = 1.0) -> np.ndarray:
+        pcm = b"".join(piper_tts.synthesize(text))
+        speech = resample(pcm16_to_float(pcm), piper_tts.sample_rate, 16000)
         pad = np.zeros(int(16000 * pad_s), dtype=np.float32)
-        return np.concatenate([pad, samples, pad])
+        return np.concatenate([pad, speech, pad])
 
     return make

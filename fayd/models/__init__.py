@@ -1,0 +1,55 @@
+"""Model files: the manifest of default models, where they are on disk, and their health."""
+
+from fayd.models.check import (
+    BAD_SHA,
+    BAD_SIZE,
+    MISSING,
+    OK,
+    CheckResult,
+    DigestCache,
+    check,
+    check_all,
+    sha256_file,
+)
+from fayd.models.install import install
+from fayd.models.manifest import (
+    ROLES,
+    FileDigest,
+    Manifest,
+    ModelFile,
+    Package,
+    ResolvedModel,
+    RoleSpec,
+    default_manifest_path,
+    install_command,
+    install_hint,
+    load_manifest,
+    package_dir,
+    resolve,
+)
+
+__all__ = [
+    "BAD_SHA",
+    "BAD_SIZE",
+    "MISSING",
+    "OK",
+    "ROLES",
+    "CheckResult",
+    "DigestCache",
+    "FileDigest",
+    "Manifest",
+    "ModelFile",
+    "Package",
+    "ResolvedModel",
+    "RoleSpec",
+    "check",
+    "check_all",
+    "default_manifest_path",
+    "install",
+    "install_command",
+    "install_hint",
+    "load_manifest",
+    "package_dir",
+    "resolve",
+    "sha256_file",
+]

@@ -1,0 +1,90 @@
+"""Text to speech: a Piper voice (VITS ONNX + espeak-ng phonemes) via piper-tts 1.8."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from fayd.errors import ModelError
+
+
+class PiperTts:
+    """Speaks text as PCM16 mono at :attr:`sample_rate` (22050 Hz for the default voice).
+
+    ``synthesize`` yields one chunk per sentence as piper produces it (piper splits the text
+    into sentences itself), so playback can start after the first sentence. Each chunk is
+    peak-normalised by piper. The lock is held for each chunk's synthesis only, never while
+    the caller holds a yielded chunk, so an abandoned iterator cannot block other callers.
+
+    ``threads`` caps onnxruntime's threads (default: all cores); ``length_scale`` > 1 speaks
+    slower; ``resources_dir`` holds extra phonemizer data (g2pW for Chinese voices),
+    by default the voice's own folder. Piper voices are random by design (VITS noise, from
+    the voice config unless given): the same text sounds slightly different each time.
+    ``noise_scale=0, noise_w_scale=0`` makes the output repeatable (flatter), for tests.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        config_path: str | Path | None = None,
+        *,
+        resources_dir: str | Path | None = None,
+        threads: int | None = None,
+        length_scale: float | None = None,
+        noise_scale: float | None = None,
+        noise_w_scale: float | None = None,
+        volume: float = 1.0,
+    ) -> None:
+        model = Path(model_path)
+        config_file = Path(config_path) if config_path is not None else Path(f"{model}.json")
+        for p in (model, config_file):
+            if not p.is_file():
+                raise ModelError(f"Piper voice file not found: {p}")
+        import onnxruntime  # heavy: only when a voice is actually built
+        from piper import PiperVoice
+        from piper.config import PhonemeType, PiperConfig, SynthesisConfig
+
+        try:
+            config = PiperConfig.from_dict(json.loads(config_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"bad Piper voice config {config_file}: {exc!r}") from exc
+        # Chinese (pinyin) voices need the g2pW model, which piper *downloads* into
+        # ``<download_dir>/g2pW`` on first use: refuse rather than reach for the network.
+        resources = Path(resources_dir) if resources_dir is not None else model.parent
+        g2pw = resources / "g2pW" / "g2pw.onnx"
+        if config.phoneme_type == PhonemeType.PINYIN and not g2pw.is_file():
+            raise ModelError(f"Chinese Piper voice {model} needs {g2pw} (piper would download it)")
+        options = onnxruntime.SessionOptions()
+        if threads:
+            # Why not PiperVoice.load(): it gives onnxruntime every core, and the daemon
+            # shares them with ASR and the LLM.
+            options.intra_op_num_threads = threads
+        try:
+            session = onnxruntime.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped Fail/InvalidGraph errors
+            raise ModelError(f"cannot load Piper voice {model}: {exc}") from exc
+        self._voice = PiperVoice(session=session, config=config, download_dir=resources)
+        self._syn = SynthesisConfig(
+            length_scale=length_scale,
+            noise_scale=noise_scale,
+            noise_w_scale=noise_w_scale,
+            volume=volume,
+        )
+        self.sample_rate: int = config.sample_rate
+        self._lock = threading.Lock()
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        """PCM16 mono chunks (one per sentence) for ``text``; nothing for blank text."""
+        if not text.strip():
+            return
+        chunks = iter(self._voice.synthesize(text, syn_config=self._syn))
+        while True:
+            with self._lock:
+                chunk = next(chunks, None)
+            if chunk is None:
+                return
+            yield chunk.audio_int16_bytes

@@ -1,0 +1,131 @@
+"""Silero VAD through sherpa-onnx, on speech made at test time."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fayd.errors import ModelError
+from fayd.models import load_manifest
+from fayd.speech.vad import SileroVad, validate_vad_file
+
+pytestmark = pytest.mark.models
+
+RATE = 16000
+
+
+@pytest.fixture(scope="module")
+def vad(vad_model_path):
+    return SileroVad(vad_model_path)
+
+
+def feed(vad: SileroVad, x: np.ndarray, chunk: int = 480) -> list:
+    # 30 ms chunks: not a multiple of the 512-sample window, so leftovers are exercised.
+    segments = []
+    for i in range(0, x.size, chunk):
+        segments += vad.accept(x[i : i + chunk])
+    return segments + vad.flush()
+
+
+@pytest.mark.parametrize("voice", ["piper_speech_16k", "espeak_speech_16k"])
+def test_one_segment_in_padded_speech(vad, voice, request):
+    speech = request.getfixturevalue(voice)
+    pad = np.zeros(RATE, dtype=np.float32)
+    segments = feed(vad, np.concatenate([pad, speech, pad]))
+    assert len(segments) == 1
+    seg = segments[0]
+    assert seg.samples.dtype == np.float32
+    # Where the voice really starts and ends (espeak leads with ~0.3 s of quiet).
+    loud = np.flatnonzero(np.abs(speech) > 0.02)
+    onset, offset = RATE + loud[0], RATE + loud[-1]
+    # The segment starts a little before the voice: sherpa's look-back plus our pre-roll.
+    assert onset - 0.6 * RATE <= seg.start_sample <= onset + 0.1 * RATE
+    end = seg.start_sample + seg.samples.size
+    assert offset - 0.3 * RATE <= end <= offset + 0.9 * RATE
+    assert seg.duration_s == pytest.approx(seg.samples.size / RATE)
+
+
+def test_pre_roll_prepends_the_audio_before_the_detected_start(vad_model_path, espeak_speech_16k):
+    padded = np.concatenate([np.zeros(RATE, np.float32), espeak_speech_16k])
+    (plain,) = feed(SileroVad(vad_model_path, pre_roll_ms=0), padded)
+    (rolled,) = feed(SileroVad(vad_model_path, pre_roll_ms=300), padded)
+    lead = int(0.3 * RATE)
+    assert rolled.start_sample == plain.start_sample - lead
+    assert np.array_equal(rolled.samples[lead:], plain.samples)
+    assert np.array_equal(rolled.samples[:lead], padded[rolled.start_sample : plain.start_sample])
+
+
+def test_no_segment_in_silence_or_faint_noise(vad):
+    rng = np.random.default_rng(0)
+    assert feed(vad, np.zeros(3 * RATE, dtype=np.float32)) == []
+    hiss = (rng.standard_normal(3 * RATE) * 0.003).astype(np.float32)
+    assert feed(vad, hiss) == []
+
+
+def test_speaking_during_an_utterance_and_flush_ends_it(vad, piper_speech_16k):
+    pad = np.zeros(RATE, dtype=np.float32)
+    half = piper_speech_16k[: piper_speech_16k.size // 2]
+    assert vad.accept(np.concatenate([pad, half])) == []
+    assert vad.speaking
+    segments = vad.flush()
+    assert len(segments) == 1
+    assert not vad.speaking
+
+
+def test_reset_forgets_an_ongoing_utterance(vad, piper_speech_16k):
+    vad.accept(piper_speech_16k[: RATE // 2])
+    assert vad.speaking
+    vad.reset()
+    assert not vad.speaking
+    assert vad.flush() == []
+
+
+def test_only_16k_is_accepted(vad_model_path):
+    with pytest.raises(ValueError):
+        SileroVad(vad_model_path, sample_rate=8000)
+
+
+def test_validator_accepts_the_pinned_model(vad_model_path):
+    sha = load_manifest().role("vad").files["model"].digests[0].sha256
+    validate_vad_file(vad_model_path, expected_sha256=sha)
+
+
+def test_validator_rejects_a_wrong_digest_without_loading(vad_model_path):
+    with pytest.raises(ModelError, match="sha256"):
+        validate_vad_file(vad_model_path, expected_sha256="0" * 64)
+
+
+def test_validator_rejects_garbage(tmp_path):
+    bad = tmp_path / "garbage.onnx"
+    bad.write_bytes(np.random.default_rng(1).bytes(4096))
+    with pytest.raises(ModelError, match="not usable"):
+        validate_vad_file(bad)
+
+
+def test_validator_survives_a_file_that_kills_sherpa(tmp_path):
+    # silero_vad_half.onnx makes sherpa-onnx call exit(): in-process it would end pytest.
+    spec = importlib.util.find_spec("silero_vad")
+    half = Path(spec.submodule_search_locations[0]) / "data" / "silero_vad_half.onnx"
+    if not half.is_file():
+        pytest.skip("silero_vad_half.onnx not shipped by this silero-vad version")
+    with pytest.raises(ModelError, match="not usable"):
+        validate_vad_file(half)
+
+
+def test_validator_missing_file(tmp_path):
+    with pytest.raises(ModelError, match="not found"):
+        validate_vad_file(tmp_path / "nope.onnx")
+
+
+def test_a_monologue_is_split_without_overlap(vad_model_path, piper_speech_16k):
+    vad = SileroVad(vad_model_path, max_speech_s=2.0)
+    talk = np.concatenate([np.zeros(RATE, np.float32)] + [piper_speech_16k] * 3)
+    segments = feed(vad, talk)
+    # max_speech_s is soft: past it sherpa-onnx ends the segment at the next dip in the voice.
+    assert len(segments) >= 2
+    for a, b in itertools.pairwise(segments):
+        assert a.start_sample + a.samples.size <= b.start_sample
