@@ -42,8 +42,9 @@ class MqttConfig:
     keepalive_s: int = 30
     #: Embedded broker: address to listen on. Set 0.0.0.0 to let Wi-Fi devices on the LAN in.
     embedded_host: str = "127.0.0.1"
-    #: Embedded broker port; 0 picks a free port (written to the runtime file).
-    embedded_port: int = 1883
+    #: Embedded broker port (1884: Debian's own mosquitto.service takes 1883); 0 = any
+    #: free port (written to the runtime file).
+    embedded_port: int = 1884
     #: Path of the mosquitto binary for the embedded broker.
     mosquitto_bin: str = "mosquitto"
     #: Frames waiting to be published before new ones are dropped with a warning.

@@ -31,8 +31,15 @@ from fayd.protocol import (
 )
 
 EXAMPLES = [
-    Hello("kitchen-1", ("mic", "speaker"), fw="0.1.0", caps={"servos": 4},
-          audio_in=AudioFormat(16000), audio_out=AudioFormat(22050), user="grandma"),
+    Hello(
+        "kitchen-1",
+        ("mic", "speaker"),
+        fw="0.1.0",
+        caps={"servos": 4},
+        audio_in=AudioFormat(16000),
+        audio_out=AudioFormat(22050),
+        user="grandma",
+    ),
     Hello("s2", ("sensor",)),
     Presence(online=True),
     Presence(online=False),
@@ -44,9 +51,20 @@ EXAMPLES = [
     Ack("42"),
     Ack("c9", ok=False, detail="busy"),
     Error("malformed", "not JSON", ref="3"),
-    Human(key="audio", text="这边请", is_first=True, lips=({"Lip": "aa", "Time": 0},),
-          sentiment=0.7, action=Action("guidance.invite", "invite", "warm", 0.74, 82),
-          time=1.25, stream=3, seq=0, conv_id="c1", conv_msg_no=2, username="主人"),
+    Human(
+        key="audio",
+        text="这边请",
+        is_first=True,
+        lips=({"Lip": "aa", "Time": 0},),
+        sentiment=0.7,
+        action=Action("guidance.invite", "invite", "warm", 0.74, 82),
+        time=1.25,
+        stream=3,
+        seq=0,
+        conv_id="c1",
+        conv_msg_no=2,
+        username="主人",
+    ),
     Human(key="audio", is_end=True, stream=3),
     Human(key="text", text="Hello there.", is_first=True, is_end=True),
     Human(key="log", value="thinking"),
@@ -73,22 +91,39 @@ def test_hello_bytes_exact() -> None:
 
 
 def test_human_frame_is_fays_shape() -> None:
-    frame = Human(key="audio", text="这边请", is_first=True, sentiment=0.7,
-                  action=Action("guidance.invite", "invite", "warm", 0.74, 82))
+    frame = Human(
+        key="audio",
+        text="这边请",
+        is_first=True,
+        sentiment=0.7,
+        action=Action("guidance.invite", "invite", "warm", 0.74, 82),
+    )
     assert json.loads(encode(frame)) == {
         "Topic": "human",
-        "Data": {"Key": "audio", "Text": "这边请", "IsFirst": 1, "IsEnd": 0, "Lips": [],
-                 "Sentiment": 0.7,
-                 "Action": {"code": "guidance.invite", "behavior": "invite", "affect": "warm",
-                            "intensity": 0.74, "priority": 82}},
+        "Data": {
+            "Key": "audio",
+            "Text": "这边请",
+            "IsFirst": 1,
+            "IsEnd": 0,
+            "Lips": [],
+            "Sentiment": 0.7,
+            "Action": {
+                "code": "guidance.invite",
+                "behavior": "invite",
+                "affect": "warm",
+                "intensity": 0.74,
+                "priority": 82,
+            },
+        },
     }
     # UTF-8, not \u escapes: what Fay's clients and the MQTT tools show.
     assert "这边请".encode() in encode(frame)
 
 
 def test_audio_header_bytes_exact() -> None:
-    chunk = AudioChunk(stream=0x0102, seq=0x03040506, rate=16000, pcm=b"\x10\x20", start=True,
-                       end=True)
+    chunk = AudioChunk(
+        stream=0x0102, seq=0x03040506, rate=16000, pcm=b"\x10\x20", start=True, end=True
+    )
     assert chunk.encode() == b"FA\x01\x03\x02\x01\x06\x05\x04\x03\x80\x3e\x10\x20"
 
 
