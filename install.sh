@@ -250,28 +250,24 @@ system_install() {
         install_models "$venv"
     fi
 
-    step "Configuration $etc/fayd.toml"
-    if [ -n "$FAYD_ROOT" ]; then
-        install -d -m 0750 "$etc"
-    else
-        install -d -m 0750 -o root -g fayd "$etc"
+    # Ownership only for a real install: a FAYD_ROOT staging tree has no fayd user.
+    local as_config=() as_state=()
+    if [ -z "$FAYD_ROOT" ]; then
+        as_config=(-o root -g fayd)
+        as_state=(-o fayd -g fayd)
     fi
+
+    step "Configuration $etc/fayd.toml"
+    install -d -m 0750 "${as_config[@]}" "$etc"
     if [ -e "$etc/fayd.toml" ]; then
         info "exists: kept as it is (the example is $REPO/fayd/fayd.example.toml)"
-    elif [ -n "$FAYD_ROOT" ]; then
-        install -m 0640 "$REPO/fayd/fayd.example.toml" "$etc/fayd.toml"
-        info "written from fayd/fayd.example.toml"
     else
-        install -m 0640 -o root -g fayd "$REPO/fayd/fayd.example.toml" "$etc/fayd.toml"
+        install -m 0640 "${as_config[@]}" "$REPO/fayd/fayd.example.toml" "$etc/fayd.toml"
         info "written from fayd/fayd.example.toml"
     fi
 
     step "State $state"
-    if [ -n "$FAYD_ROOT" ]; then
-        install -d -m 0750 "$state"
-    else
-        install -d -m 0750 -o fayd -g fayd "$state"
-    fi
+    install -d -m 0750 "${as_state[@]}" "$state"
     info "ok"
 
     step "systemd unit, udev rules, kernel modules"

@@ -3,7 +3,7 @@ subprocess on embedded defaults in a temporary state folder. Every wait is bound
 
 from __future__ import annotations
 
-import os
+import getpass
 import shutil
 import socket
 import subprocess
@@ -43,7 +43,7 @@ class Broker:
         self.conf = folder / "mosquitto.conf"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"user {os.environ.get('USER') or 'root'}\n"
+            f"user {getpass.getuser()}\n"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
