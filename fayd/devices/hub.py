@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from fayd.agent import Agent, Turn
+from fayd.agent.engines import Engines
 from fayd.config import Config
 from fayd.devices.reply import ReplyOutput, Sender
 from fayd.devices.voice import ASR_RATE, VoiceInput
@@ -28,7 +29,6 @@ from fayd.protocol import (
     TextIn,
     decode,
 )
-from fayd.service.engines import Engines
 from fayd.store import Store, records
 
 log = logging.getLogger(__name__)

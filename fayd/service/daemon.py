@@ -15,11 +15,11 @@ from typing import Any
 
 from fayd import __version__
 from fayd.agent import Agent, Turn
+from fayd.agent.engines import Engines, load_engines
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
-from fayd.service.engines import Engines, load_engines
 from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor
 from fayd.store import Store, records
