@@ -87,6 +87,11 @@ class SpeechConfig:
     #: speakers (the elderly) are not cut off mid-sentence.
     vad_min_silence_ms: int = 700
     vad_threshold: float = 0.5
+    #: Stop speaking when the user talks over fayd. Needs devices that do not hear their
+    #: own voice (echo cancellation); a device can opt out with caps {"barge_in": false}.
+    barge_in: bool = True
+    #: Silero probability that counts as the user starting to speak, for barge-in.
+    barge_in_threshold: float = 0.6
 
 
 @dataclass(frozen=True)

@@ -129,3 +129,23 @@ def test_a_monologue_is_split_without_overlap(vad_model_path, piper_speech_16k):
     assert len(segments) >= 2
     for a, b in itertools.pairwise(segments):
         assert a.start_sample + a.samples.size <= b.start_sample
+
+
+def test_speech_onset_fires_early_and_not_on_silence(vad_model_path, piper_speech_16k) -> None:
+    from fayd.speech.vad import SpeechOnset
+
+    onset = SpeechOnset(vad_model_path)
+    assert not onset.accept(np.zeros(16000 * 3, dtype=np.float32))
+    onset.reset()
+    audio = np.concatenate([np.zeros(16000, dtype=np.float32), piper_speech_16k])
+    fired_at = None
+    for i in range(0, audio.size, 512):
+        if onset.accept(audio[i : i + 512]):
+            fired_at = i + 512
+            break
+    assert fired_at is not None
+    # Long before the segmenting VAD could end the utterance: within the first second.
+    assert 16000 < fired_at < 16000 + 16000
+    assert onset.accept(np.zeros(512, dtype=np.float32))  # latched until reset
+    onset.reset()
+    assert not onset.detected

@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from fayd.agent import Agent, Turn
+from fayd.agent import Agent
 from fayd.agent.engines import Engines
 from fayd.config import Config
+from fayd.devices.conversation import Conversation, Gates
 from fayd.devices.reply import ReplyOutput, Sender
 from fayd.devices.voice import ASR_RATE, VoiceInput
 from fayd.errors import ProtocolError
 from fayd.protocol import (
     Ack,
     AudioChunk,
-    Command,
     Error,
     Heartbeat,
     Hello,
@@ -41,11 +39,8 @@ class DeviceState:
     id: str
     hello: Hello | None = None
     voice: VoiceInput | None = None
-    #: Utterances and typed texts waiting for this device's conversation task.
-    pending: asyncio.Queue[tuple[str, Any]] = field(default_factory=lambda: asyncio.Queue(8))
-    worker: asyncio.Task[None] | None = None
-    reply_stream: int = 0
-    speaking: bool = False
+    onset: Any = None  # SpeechOnset, for barge-in while fayd speaks
+    conversation: Conversation | None = None
 
     @property
     def user(self) -> str | None:
@@ -53,6 +48,10 @@ class DeviceState:
 
     def has_role(self, role: str) -> bool:
         return bool(self.hello and role in self.hello.roles)
+
+    @property
+    def speaking(self) -> bool:
+        return bool(self.conversation and self.conversation.speaking)
 
 
 class DeviceHub:
@@ -66,6 +65,7 @@ class DeviceHub:
         self.sender = sender
         self.devices: dict[str, DeviceState] = {}
         self.inbox: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue(4096)
+        self.gates = Gates()
         self.dropped = 0
         self.errors_sent = 0
 
@@ -84,10 +84,8 @@ class DeviceHub:
                 device, kind, payload = await self.inbox.get()
                 await self.handle(device, kind, payload)
         finally:
-            workers = [d.worker for d in self.devices.values() if d.worker]
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            conversations = [d.conversation for d in self.devices.values() if d.conversation]
+            await asyncio.gather(*(c.stop() for c in conversations), return_exceptions=True)
 
     async def handle(self, device: str, kind: str, payload: bytes) -> None:
         try:
@@ -110,7 +108,7 @@ class DeviceHub:
         elif isinstance(frame, Hello):
             await self._on_hello(state, frame)
         elif isinstance(frame, TextIn):
-            self._enqueue(state, "text", frame)
+            self.conversation(state).submit("text", frame)
         elif isinstance(frame, Presence):
             await self.store.run(records.set_presence, state.id, frame.online)
         elif isinstance(frame, Heartbeat):
@@ -139,82 +137,57 @@ class DeviceHub:
 
     def _on_audio(self, state: DeviceState, chunk: AudioChunk) -> None:
         if state.voice is None:
-            if self.engines.vad_path is None:
-                raise ProtocolError("voice is unavailable: the VAD model is missing", "no-model")
-            from fayd.speech.vad import SileroVad
-
-            speech = self.cfg.speech
-            vad = SileroVad(
-                self.engines.vad_path,
-                sample_rate=ASR_RATE,
-                threshold=speech.vad_threshold,
-                min_silence_ms=speech.vad_min_silence_ms,
-            )
-            state.voice = VoiceInput(state.id, vad)
+            self._open_voice(state)
+        assert state.voice is not None
+        conversation = self.conversation(state)
+        if state.onset is not None:
+            if not conversation.speaking:
+                state.onset.reset()
+            elif chunk.pcm and state.onset.accept(state.voice.samples_16k(chunk)):
+                conversation.barge_in()
+                state.onset.reset()
         for utterance in state.voice.accept(chunk):
-            self._enqueue(state, "voice", utterance)
+            conversation.submit("voice", utterance)
 
-    def _enqueue(self, state: DeviceState, source: str, item: Any) -> None:
-        if state.worker is None or state.worker.done():
-            state.worker = asyncio.create_task(self._converse(state), name=f"device:{state.id}")
-        try:
-            state.pending.put_nowait((source, item))
-        except asyncio.QueueFull:
-            log.warning("device %s: too many waiting turns, dropping one", state.id)
+    def _open_voice(self, state: DeviceState) -> None:
+        if self.engines.vad_path is None:
+            raise ProtocolError("voice is unavailable: the VAD model is missing", "no-model")
+        from fayd.speech.vad import SileroVad, SpeechOnset
 
-    async def _converse(self, state: DeviceState) -> None:
-        """One turn at a time per device, in the order they arrived."""
-        while True:
-            source, item = await state.pending.get()
-            try:
-                await self._turn(state, source, item)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("device %s: turn failed", state.id)
-                self.sender.send(state.id, Error("turn-failed", "the reply failed; see the log"))
+        speech = self.cfg.speech
+        vad = SileroVad(
+            self.engines.vad_path,
+            sample_rate=ASR_RATE,
+            threshold=speech.vad_threshold,
+            min_silence_ms=speech.vad_min_silence_ms,
+        )
+        state.voice = VoiceInput(state.id, vad)
+        if self._barge_in_allowed(state):
+            state.onset = SpeechOnset(self.engines.vad_path, speech.barge_in_threshold)
 
-    async def _turn(self, state: DeviceState, source: str, item: Any) -> None:
-        user = state.user or self.cfg.agent.default_user
-        timings = {}
-        if source == "voice":
-            question, timings["asr_ms"] = await self.transcribe(item)
-            if not question:
-                return
-        else:
-            question = item.text
-            user = item.user or user
-        turn = Turn(user=user, device=state.id, question=question, source=source)
-        turn.timings.update(timings)
-        await self.speak(state, turn)
+    def _barge_in_allowed(self, state: DeviceState) -> bool:
+        """Config says on/off; a device can turn it off for itself (caps barge_in=false),
+        e.g. when it has no echo cancellation and would hear its own voice."""
+        caps = state.hello.caps if state.hello else {}
+        return self.cfg.speech.barge_in and caps.get("barge_in", True) is not False
 
-    async def transcribe(self, samples: np.ndarray) -> tuple[str, float]:
-        """The utterance's text and how long ASR took (ms)."""
-        if self.engines.asr is None:
-            log.error("an utterance arrived but the ASR model is missing")
-            return "", 0.0
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        text = await asyncio.to_thread(self.engines.asr.transcribe, samples)
-        took = round((loop.time() - started) * 1000, 1)
-        log.info("heard (%.0f ms): %r", took, text)
-        return text.strip(), took
+    def conversation(self, state: DeviceState) -> Conversation:
+        if state.conversation is None:
+            state.conversation = Conversation(
+                state.id,
+                self.engines,
+                self.agent,
+                self.sender,
+                self.gates,
+                user=lambda: state.user or self.cfg.agent.default_user,
+                output=lambda: self._output(state),
+            )
+        return state.conversation
 
-    async def speak(self, state: DeviceState, turn: Turn) -> Turn:
-        """Run the agent for ``turn`` and deliver its reply to the device."""
+    def _output(self, state: DeviceState) -> ReplyOutput:
         tts = self.engines.tts if state.has_role("speaker") else None
         out_rate = state.hello.audio_out.rate if state.hello and state.hello.audio_out else None
-        output = ReplyOutput(self.sender, tts, state.id, out_rate)
-        state.reply_stream = (state.reply_stream + 1) % 65536
-        state.speaking = True
-        try:
-            await output.deliver(turn, self.agent.reply(turn), state.reply_stream)
-        except asyncio.CancelledError:
-            self.sender.send(state.id, Command("stop"))
-            raise
-        finally:
-            state.speaking = False
-        return turn
+        return ReplyOutput(self.sender, tts, state.id, out_rate)
 
     async def load_known(self) -> None:
         """Devices seen before this start keep their roles until they say hello again."""

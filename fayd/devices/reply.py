@@ -25,6 +25,8 @@ class ReplyOutput:
         self.tts = tts
         self.device = device
         self.out_rate = out_rate
+        #: Seconds of speech sent so far.
+        self.audio_s = 0.0
 
     async def deliver(self, turn: Turn, sentences: AsyncIterator[str], stream: int) -> None:
         """Send every sentence as it arrives; close the reply with IsEnd frames."""
@@ -56,6 +58,7 @@ class ReplyOutput:
             return seq
         rate = self._rate()
         duration = len(pcm) / 2 / rate
+        self.audio_s += duration
         self.sender.send(
             self.device,
             Human(

@@ -36,15 +36,13 @@ class VoiceInput:
         self.next_seq = chunk.seq + 1
         segments = []
         if chunk.pcm:
-            samples = pcm16_to_float(chunk.pcm)
-            if chunk.rate != ASR_RATE:
-                samples = resample(samples, chunk.rate, ASR_RATE)
-            segments = self.vad.accept(samples)
+            segments = self.vad.accept(self.samples_16k(chunk))
         if chunk.end:
             segments += self.vad.flush()
             self.stream = None
         return [segment.samples for segment in segments]
 
-    @property
-    def speaking(self) -> bool:
-        return bool(self.vad.speaking)
+    @staticmethod
+    def samples_16k(chunk: AudioChunk) -> np.ndarray:
+        samples = pcm16_to_float(chunk.pcm)
+        return samples if chunk.rate == ASR_RATE else resample(samples, chunk.rate, ASR_RATE)

@@ -203,7 +203,9 @@ class Daemon:
             state = self.hub.devices.get(device)
             if state is None:
                 raise LookupError(f"no device {device!r} has said hello")
-            turn = await self.hub.speak(state, Turn(user=user, device=device, question=text))
+            turn = Turn(user=user, device=device, question=text)
+            conversation = self.hub.conversation(state)
+            await conversation.run_turn(lambda: conversation.speak(turn))
         else:
             turn = Turn(user=user, device="cli", question=text)
             async for _ in self.agent.reply(turn):

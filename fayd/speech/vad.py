@@ -239,3 +239,61 @@ class _Ring:
             return np.zeros(0, dtype=np.float32)
         idx = np.arange(start, end) % self._buf.size
         return self._buf[idx]
+
+
+#: Samples of the previous window Silero v5 reads along with each new one.
+CONTEXT = 64
+
+
+class SpeechOnset:
+    """A fast speech-onset detector for barge-in: Silero's per-window decision at a higher
+    threshold, latched after ``windows`` consecutive speech windows (32 ms each).
+
+    The segmenting VAD above only reports speech after ``min_speech_ms`` (~370 ms measured
+    with 250 ms); an interruption must stop playback within ~200 ms of the user's first
+    word (measured here: 150-180 ms after the first loud sample of Piper's "Stop, …").
+    Silero ignores loudness, so it cannot tell fayd's own voice echoing from the speaker
+    from the user's: devices that play and listen at once need echo cancellation (or the
+    wake word) for barge-in, which the device hub decides.
+    """
+
+    def __init__(self, model_path: str | Path, threshold: float = 0.6, windows: int = 2) -> None:
+        import sherpa_onnx
+
+        config = sherpa_onnx.VadModelConfig()
+        config.silero_vad.model = str(model_path)
+        config.silero_vad.threshold = threshold
+        # Counting windows is done here; sherpa-onnx's own minimum would add its delay.
+        config.silero_vad.min_speech_duration = 0.01
+        config.silero_vad.min_silence_duration = 0.1
+        config.silero_vad.window_size = WINDOW
+        config.sample_rate = 16000
+        config.num_threads = 1
+        try:
+            self._model = sherpa_onnx.VadModel.create(config)
+        except RuntimeError as exc:
+            raise ModelError(f"cannot load VAD model {model_path}: {exc}") from exc
+        self.windows = windows
+        self.reset()
+
+    def accept(self, samples: np.ndarray) -> bool:
+        """Feed 16 kHz audio; True once speech has started (latched until reset())."""
+        x = np.concatenate([self._pending, np.asarray(samples, dtype=np.float32).reshape(-1)])
+        usable = x.size - x.size % WINDOW
+        for i in range(0, usable, WINDOW):
+            if self.detected:
+                break
+            # Silero v5 reads each window with the 64 samples before it (576 in all).
+            window = np.concatenate([self._context, x[i : i + WINDOW]])
+            self._context = window[-CONTEXT:]
+            self._run = self._run + 1 if self._model.is_speech(window) else 0
+            self.detected = self._run >= self.windows
+        self._pending = x[usable:].copy()
+        return self.detected
+
+    def reset(self) -> None:
+        self._model.reset()
+        self._run = 0
+        self._pending = np.zeros(0, dtype=np.float32)
+        self._context = np.zeros(CONTEXT, dtype=np.float32)
+        self.detected = False
