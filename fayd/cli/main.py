@@ -41,6 +41,12 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         print(f"model {role:4} {'ok     ' + str(model['file']) if model['ok'] else 'MISSING'}")
         if not model["ok"]:
             print(f"          {model['problem']}")
+    lag = status["loop_lag"]
+    if lag.get("samples"):
+        print(
+            f"event loop: lag p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
+            f"max {lag['max_ms']} ms (last 5 minutes)"
+        )
     print(f"devices: {len(status['devices'])}")
     for d in status["devices"]:
         print(

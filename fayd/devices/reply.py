@@ -52,7 +52,7 @@ class ReplyOutput:
         return self.out_rate or self.tts.sample_rate
 
     async def _speak(self, turn: Turn, sentence: str, stream: int, seq: int, first: bool) -> int:
-        pcm = await asyncio.to_thread(self._synthesize, sentence)
+        pcm, lips = await asyncio.to_thread(self._synthesize, sentence)
         turn.mark("tts_first_chunk_ms")
         if not pcm:
             return seq
@@ -65,7 +65,7 @@ class ReplyOutput:
                 key="audio",
                 text=sentence,
                 is_first=first,
-                lips=tuple(lips_track(pcm, rate)),
+                lips=lips,
                 time=round(duration, 3),
                 stream=stream,
                 seq=seq,
@@ -78,9 +78,10 @@ class ReplyOutput:
         turn.mark("first_audio_ms")
         return seq
 
-    def _synthesize(self, sentence: str) -> bytes:
+    def _synthesize(self, sentence: str) -> tuple[bytes, tuple[dict, ...]]:
+        """Speech and its lip track, on a worker thread (both are CPU work)."""
         pcm = b"".join(self.tts.synthesize(sentence))
         if self.out_rate and self.out_rate != self.tts.sample_rate and pcm:
             samples = resample(pcm16_to_float(pcm), self.tts.sample_rate, self.out_rate)
             pcm = float_to_pcm16(samples)
-        return pcm
+        return pcm, tuple(lips_track(pcm, self._rate()))

@@ -28,7 +28,11 @@ class QuietServer(uvicorn.Server):
 
 def build_app(status: Callable[[], Any], say: Callable[..., Any]) -> Starlette:
     async def get_status(request: Request) -> JSONResponse:
-        return JSONResponse(await status())
+        try:
+            lag_since = float(request.query_params.get("lag_since", 0))
+        except ValueError:
+            return JSONResponse({"error": "lag_since must be a Unix time"}, status_code=400)
+        return JSONResponse(await status(lag_since))
 
     async def post_say(request: Request) -> JSONResponse:
         try:

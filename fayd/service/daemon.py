@@ -20,6 +20,7 @@ from fayd.config import Config
 from fayd.devices.hub import DeviceHub
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
+from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor
 from fayd.store import Store, records
@@ -53,6 +54,7 @@ class Daemon:
         self.engines = Engines()
         self.broker: EmbeddedBroker | None = None
         self.store: Store | None = None
+        self.loop_lag = LoopLag()
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -114,6 +116,7 @@ class Daemon:
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         self.supervisor.start("hub", self.hub.run)
         self.supervisor.start("api", self.api.run)
+        self.supervisor.start("looplag", self.loop_lag.run)
 
         # Ready = the API answers and, when fayd owns the broker, devices can connect.
         waits = [self.api.started.wait()]
@@ -167,7 +170,7 @@ class Daemon:
         text = f"serving; broker {broker}; {len(self.hub.devices)} devices"
         return f"{text}; missing models: {missing}" if missing else text
 
-    async def status(self) -> dict[str, Any]:
+    async def status(self, lag_since: float = 0.0) -> dict[str, Any]:
         assert self.store is not None
         devices = await self.store.run(records.list_devices)
         for device in devices:
@@ -193,6 +196,7 @@ class Daemon:
             "devices": devices,
             "components": self.supervisor.status(),
             "frames": {"inbox_dropped": self.hub.dropped, "errors_sent": self.hub.errors_sent},
+            "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
         }
 

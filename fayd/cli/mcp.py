@@ -1,0 +1,81 @@
+"""``fayd mcp``: the memory tools over stdio (default) or streamable HTTP with a token."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from fayd.config import Config
+from fayd.errors import ConfigError
+from fayd.memory.open import open_memory
+
+TOKEN_ENV = "FAYD_MCP_TOKEN"
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("mcp", help="serve the memory tools over MCP (stdio or HTTP)")
+    p.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP address (default loopback only)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765, as Fay)")
+    p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
+    p.add_argument("--no-llm", action="store_true", help="don't score importance with the LLM")
+    p.set_defaults(func=cmd_mcp)
+    return p
+
+
+def http_token(cfg: Config) -> str:
+    """$FAYD_MCP_TOKEN, else ``<state>/mcp_token`` (created once, readable by us only)."""
+    if os.environ.get(TOKEN_ENV):
+        return os.environ[TOKEN_ENV]
+    path = cfg.state_dir / "mcp_token"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(32) + "\n")
+    return Path(path).read_text().strip()
+
+
+def cmd_mcp(cfg: Config, args: argparse.Namespace) -> int:
+    from fayd.mcp import serve_http, serve_stdio
+
+    # stdout belongs to the protocol on stdio: logs go to stderr only.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    memory = open_memory(cfg, args.db, with_llm=not args.no_llm)
+    try:
+        if args.http:
+            token = http_token(cfg)
+            if len(token) < 16:
+                raise ConfigError(f"{TOKEN_ENV}: the token must be at least 16 characters")
+            print(
+                f"MCP on http://{args.host}:{args.port}/mcp (bearer token: $FAYD_MCP_TOKEN or "
+                f"{cfg.state_dir / 'mcp_token'})",
+                file=sys.stderr,
+            )
+            asyncio.run(serve_http(memory, token, args.host, args.port))
+        else:
+            asyncio.run(serve_stdio(memory))
+    finally:
+        memory.store.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m fayd.cli.mcp mcp …`` until ``fayd`` registers the command."""
+    from fayd.config import load_config
+
+    parser = argparse.ArgumentParser(prog="fayd")
+    parser.add_argument("--config")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return cmd_mcp(load_config(args.config), args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

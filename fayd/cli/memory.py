@@ -1,0 +1,275 @@
+"""``fayd memory``: add, search, stats, import-fay, export-fay — without the daemon.
+
+The database is opened directly (SQLite WAL lets this run beside the daemon: writes wait for
+each other's transactions). Models load once per command, so a batch search of a thousand
+queries costs one model load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from fayd.config import Config
+from fayd.memory import BadInput, Memory, NewNode, normalize_tags
+from fayd.memory.fay_io import export_fay, import_fay
+from fayd.memory.open import open_memory
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("memory", help="the memory stream: add, search, import/export")
+    p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
+    sub = p.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
+
+    a = sub.add_parser("add", help="add nodes from JSON lines (content, node_type, tags…)")
+    a.add_argument("--jsonl", required=True, help="file of JSON objects, one per line ('-': stdin)")
+    a.add_argument("--user", help="username for lines without one")
+    a.add_argument("--no-llm", action="store_true", help="don't score importance with the LLM")
+    a.set_defaults(func=cmd_add)
+
+    s = sub.add_parser("search", help="retrieve nodes for a query (or a file of queries)")
+    s.add_argument("query", nargs="?", help="the text to search for")
+    s.add_argument("--queries", help="JSON lines {query, user?, n?, …}: one result line each")
+    s.add_argument("--user", help="whose memory (default: agent.default_user)")
+    s.add_argument("-n", type=int, default=10, help="how many nodes (default 10)")
+    s.add_argument("--node-type", default="all", help="all, observation, conversation, reflection")
+    s.add_argument("--tags-all", nargs="+", default=[], help="nodes must have all these tags")
+    s.add_argument("--tags-any", nargs="+", default=[], help="...and at least one of these")
+    s.add_argument("--weights", help="recency,relevance,importance (default: memory config)")
+    s.add_argument("--stateless", action="store_true", help="don't update last_retrieved")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_search)
+
+    st = sub.add_parser("stats", help="node counts per user and type, embedding model")
+    st.set_defaults(func=cmd_stats)
+
+    i = sub.add_parser("import-fay", help="import a Fay memory folder (nodes.json, …)")
+    i.add_argument("dir")
+    i.add_argument("--user", help="username for a single-user folder")
+    i.set_defaults(func=cmd_import)
+
+    e = sub.add_parser("export-fay", help="write Fay's memory files")
+    e.add_argument("dir")
+    e.add_argument("--user", help="only this user, flat into DIR")
+    e.set_defaults(func=cmd_export)
+    return p
+
+
+def _open(cfg: Config, args: argparse.Namespace, with_llm: bool = False) -> Memory:
+    return open_memory(cfg, args.db, with_llm=with_llm)
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def read_jsonl(path: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line; a bad line is an error naming it."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{path}:{number}: not JSON: {exc}") from exc
+        if not isinstance(obj, dict):
+            raise BadInput(f"{path}:{number}: expected a JSON object")
+        out.append((number, obj))
+    return out
+
+
+ADD_KEYS = {
+    "content",
+    "node_type",
+    "datetime",
+    "tags",
+    "username",
+    "user",
+    "importance",
+    "kind",
+    "source",
+    "persistent",
+    "pointer_id",
+    "id",
+}
+
+
+def node_from_line(obj: dict[str, Any], default_user: str) -> NewNode:
+    """A line → a node tagged like every write path: ``kind:`` and ``source:`` always."""
+    unknown = set(obj) - ADD_KEYS
+    if unknown:
+        raise BadInput(f"unknown keys {sorted(unknown)} (known: {sorted(ADD_KEYS)})")
+    extra = obj.get("tags") or []
+    if not isinstance(extra, list):
+        raise BadInput("tags must be a list of strings")
+    kinds = [t for t in extra if isinstance(t, str) and t.startswith("kind:")]
+    sources = [t for t in extra if isinstance(t, str) and t.startswith("source:")]
+    kind = obj.get("kind") or (None if kinds else "observation")
+    tags = normalize_tags(
+        kind, obj.get("source") or (None if sources else "cli"), bool(obj.get("persistent")), extra
+    )
+    if kinds and not obj.get("kind"):  # the line's own kind tags, without a default kind
+        tags = sorted(set(tags) - {"kind:observation"} | set(kinds))
+    return NewNode(
+        content=obj.get("content"),  # type: ignore[arg-type]  (validated by NewNode)
+        username=obj.get("username") or obj.get("user") or default_user,
+        node_type=obj.get("node_type") or "observation",
+        tags=tags,
+        importance=obj.get("importance"),
+        datetime=obj.get("datetime") or "",
+    )
+
+
+def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
+    default_user = args.user or cfg.agent.default_user
+    nodes = []
+    for number, obj in read_jsonl(args.jsonl):  # every line checked before any write
+        try:
+            nodes.append(node_from_line(obj, default_user))
+        except BadInput as exc:
+            raise BadInput(f"{args.jsonl}:{number}: {exc}") from exc
+    need_llm = not args.no_llm and any(n.importance is None for n in nodes)
+    memory = _open(cfg, args, with_llm=need_llm)
+    try:
+        added = memory.add(nodes, progress=_progress)
+    finally:
+        memory.store.close()
+    for node in added:
+        print(
+            json.dumps(
+                {
+                    "ok": True,
+                    "node_id": node["node_id"],
+                    "tags": node["tags"],
+                    "importance": node["importance"],
+                },
+                ensure_ascii=False,
+            )
+        )
+    _progress(f"added {len(added)} nodes")
+    return 0
+
+
+def _weights(text: str | None) -> tuple[float, float, float] | None:
+    if not text:
+        return None
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError as exc:
+        raise BadInput(f"--weights must be three numbers: {text!r}") from exc
+    if len(values) != 3:
+        raise BadInput(f"--weights must be three numbers: {text!r}")
+    return values  # type: ignore[return-value]
+
+
+def _search(memory: Memory, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return memory.search(
+        spec.get("query"),  # type: ignore[arg-type]
+        username=spec.get("user") or spec.get("username"),
+        n=spec.get("n", 10),
+        node_type=spec.get("node_type", "all"),
+        filter_tags_all=spec.get("tags_all") or spec.get("filter_tags_all"),
+        filter_tags_any=spec.get("tags_any") or spec.get("filter_tags_any"),
+        stateless=bool(spec.get("stateless", True)),
+        weights=_weights(spec["weights"])
+        if isinstance(spec.get("weights"), str)
+        else spec.get("weights"),
+    )
+
+
+def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
+    if bool(args.query) == bool(args.queries):
+        raise BadInput("give either a query or --queries FILE")
+    specs = (
+        [obj for _, obj in read_jsonl(args.queries)]
+        if args.queries
+        else [
+            {
+                "query": args.query,
+                "user": args.user,
+                "n": args.n,
+                "node_type": args.node_type,
+                "tags_all": args.tags_all,
+                "tags_any": args.tags_any,
+                "stateless": args.stateless,
+                "weights": args.weights,
+            }
+        ]
+    )
+    memory = _open(cfg, args)
+    try:
+        for spec in specs:
+            if args.queries:
+                spec.setdefault("user", args.user)
+                spec.setdefault("n", args.n)
+            try:
+                hits = _search(memory, spec)
+            except BadInput as exc:
+                if not args.queries:
+                    raise
+                print(json.dumps({"query": spec.get("query"), "error": str(exc)}))
+                continue
+            if args.json or args.queries:
+                line = {"query": spec["query"], "id": spec.get("id"), "results": hits}
+                print(json.dumps(line if args.queries else hits, ensure_ascii=False))
+            else:
+                for h in hits:
+                    print(f"{h['score']:.3f} [{h['datetime']}] #{h['node_id']} {h['content']}")
+                    print(f"      {' '.join(h['tags'])}")
+    finally:
+        memory.store.close()
+    return 0
+
+
+def cmd_stats(cfg: Config, args: argparse.Namespace) -> int:
+    memory = _open(cfg, args)
+    try:
+        print(json.dumps(memory.stats(), indent=2, ensure_ascii=False))
+    finally:
+        memory.store.close()
+    return 0
+
+
+def cmd_import(cfg: Config, args: argparse.Namespace) -> int:
+    memory = _open(cfg, args)
+    try:
+        report = import_fay(memory, args.dir, args.user, progress=_progress)
+    finally:
+        memory.store.close()
+    print(json.dumps(report, ensure_ascii=False))
+    return 0
+
+
+def cmd_export(cfg: Config, args: argparse.Namespace) -> int:
+    memory = _open(cfg, args)
+    try:
+        report = export_fay(memory, args.dir, args.user, progress=_progress)
+    finally:
+        memory.store.close()
+    print(json.dumps(report, ensure_ascii=False))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m fayd.cli.memory …``: the same commands before ``fayd`` registers them."""
+    from fayd.config import load_config
+    from fayd.errors import FaydError
+
+    parser = argparse.ArgumentParser(prog="fayd")
+    parser.add_argument("--config")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(load_config(args.config), args) or 0)
+    except FaydError as exc:
+        print(f"fayd: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
