@@ -8,7 +8,10 @@ figure therefore includes the VAD's silence hangover (reported as ``hangover_ms`
     .venv/bin/python benchmarks/voice_turn.py [--turns 20]
 
 Prints one JSON object. Parts come from the timings fayd stores with each turn: ASR; LLM
-first token (after ASR); TTS of the first sentence (its own duration).
+first token (after ASR); TTS of the first sentence (its own duration). After the daemon
+stops, the same turns run through the bare engines in this process, each timed alone (ASR of
+the utterance, LLM to the first sentence, TTS of that sentence): their sum against fayd's
+end-of-speech → first audio less the hangover is ``ratio_p50`` (fayd's overhead).
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from fayd.config import SpeechConfig
+from fayd.config import AgentConfig, LlmConfig, SpeechConfig
 from fayd.devices.simulator import SimDevice
+from fayd.llm.local import LocalLlm
+from fayd.llm.text import SentenceSplitter
 from fayd.models import resolve
 from fayd.service.harness import DaemonProcess
+from fayd.speech.asr import WhisperAsr
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
 
@@ -66,6 +72,7 @@ async def run(turns: int) -> dict:
     state = Path(tempfile.mkdtemp(prefix="fayd-bench-"))
     daemon = DaemonProcess(state).start()
     eos_to_audio: list[float] = []
+    spoken: list[tuple[str, np.ndarray]] = []
     try:
         async with SimDevice(daemon.runtime["mqtt"], "bench-1") as device:
             await device.hello()
@@ -74,6 +81,7 @@ async def run(turns: int) -> dict:
                 speech = resample(
                     pcm16_to_float(b"".join(tts.synthesize(text))), tts.sample_rate, 16000
                 )
+                spoken.append((text, speech))
                 lead = np.zeros(8000, dtype=np.float32)
                 tail = np.zeros(24000, dtype=np.float32)  # 1.5 s: room for the hangover
                 started = time.monotonic()
@@ -97,6 +105,10 @@ async def run(turns: int) -> dict:
     ]
     voice = [t for t in timings if "asr_ms" in t]
     tts_ms = [t["tts_first_chunk_ms"] - t["llm_first_sentence_ms"] for t in voice]
+    parts = bare_engine_parts(spoken, tts)
+    bare = [sum(p) for p in parts]
+    hangover = SpeechConfig().vad_min_silence_ms
+    without_hangover = [ms - hangover for ms in eos_to_audio]
     return {
         "turns": len(eos_to_audio),
         "eos_to_first_audio_ms_p50": pct(eos_to_audio, 50),
@@ -107,7 +119,49 @@ async def run(turns: int) -> dict:
         "llm_first_sentence_ms_p50": pct([t["llm_first_sentence_ms"] for t in voice], 50),
         "tts_first_chunk_ms_p50": pct(tts_ms, 50),
         "eos_to_first_audio_ms_mean": round(statistics.mean(eos_to_audio), 1),
+        "eos_to_first_audio_ms_p50_without_hangover": pct(without_hangover, 50),
+        "bare_engine_sum_ms_p50": pct(bare, 50),
+        "bare_asr_ms_p50": pct([p[0] for p in parts], 50),
+        "bare_llm_first_sentence_ms_p50": pct([p[1] for p in parts], 50),
+        "bare_tts_first_chunk_ms_p50": pct([p[2] for p in parts], 50),
+        "ratio_p50": round(pct(without_hangover, 50) / pct(bare, 50), 3),
     }
+
+
+def bare_engine_parts(
+    spoken: list[tuple[str, np.ndarray]], tts: PiperTts
+) -> list[tuple[float, float, float]]:
+    """Each turn's ASR + LLM-to-first-sentence + TTS-of-that-sentence, each engine alone."""
+    asr = WhisperAsr(resolve("asr").files["model"], "en", SpeechConfig().asr_threads)
+    llm_cfg = LlmConfig()
+    llm = LocalLlm(resolve("llm").files["model"], n_ctx=llm_cfg.n_ctx, threads=llm_cfg.threads)
+    persona = {"role": "system", "content": AgentConfig().persona}
+    llm.chat([persona, {"role": "user", "content": "Hi"}], max_tokens=1)  # as fayd warms up
+    asr.transcribe(np.zeros(16000, dtype=np.float32))
+    sums = []
+    for _, speech in spoken:
+        started = time.perf_counter()
+        question = asr.transcribe(np.concatenate([np.zeros(4800, np.float32), speech]))
+        asr_s = time.perf_counter() - started
+        started = time.perf_counter()
+        splitter, first = SentenceSplitter(), None
+        stream = llm.stream_chat(
+            [persona, {"role": "user", "content": question}],
+            max_tokens=llm_cfg.max_tokens,
+            temperature=llm_cfg.temperature,
+        )
+        for delta in stream:
+            if sentences := splitter.feed(delta):
+                first = sentences[0]
+                break
+        stream.close()
+        first = first or splitter.flush() or question
+        llm_s = time.perf_counter() - started
+        started = time.perf_counter()
+        next(iter(tts.synthesize(first)))
+        tts_s = time.perf_counter() - started
+        sums.append((asr_s * 1000, llm_s * 1000, tts_s * 1000))
+    return sums
 
 
 def main() -> None:
