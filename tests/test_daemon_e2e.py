@@ -83,6 +83,8 @@ def test_cli_say_and_status(daemon: DaemonProcess) -> None:
     raw = json.loads(daemon.cli("status", "--json").stdout)
     assert all(m["ok"] for m in raw["models"].values())
     assert raw["broker"]["connected"] and raw["broker"]["embedded"]
+    assert raw["loop_lag"]["samples"] > 0 and raw["loop_lag"]["p99_ms"] >= 0
+    assert "event loop: lag p50" in status.stdout
 
 
 @pytest.mark.parametrize(

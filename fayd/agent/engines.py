@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from fayd.config import Config
-from fayd.errors import FaydError
-from fayd.models import resolve
+from fayd.errors import FaydError, ModelError
+from fayd.models import check, resolve
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,13 @@ def load_engines(cfg: Config) -> Engines:
 
     def attempt(role: str, override: str, load: Any) -> Any:
         try:
+            if not override:  # a default model: its sha256 must match the manifest
+                verified = check(role, verify_sha=True, cache_dir=cfg.state_dir / "cache")
+                if not verified.ok:
+                    raise ModelError(
+                        f"{role} model {verified.path}: {verified.status} ({verified.detail});"
+                        f" reinstall it with: {verified.install_hint}"
+                    )
             model = resolve(role, override or None)
             engines.files[role] = str(next(iter(model.files.values())))
             return load(model.files)
