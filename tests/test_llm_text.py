@@ -212,3 +212,40 @@ def test_public_names():
 
     for name in fayd.llm.__all__:
         assert getattr(fayd.llm, name) is not None
+
+
+def _split_all(splitter, text: str, step: int = 3) -> list[str]:
+    out = []
+    for i in range(0, len(text), step):
+        out += splitter.feed(text[i : i + step])
+    rest = splitter.flush()
+    return out + ([rest] if rest else [])
+
+
+def test_first_clause_starts_speech_early_then_whole_sentences() -> None:
+    from fayd.llm.text import SentenceSplitter
+
+    text = "The weather today is mostly sunny, with a few clouds. I hope, you know, it stays."
+    assert _split_all(SentenceSplitter(first_clause_words=4), text) == [
+        "The weather today is mostly sunny,",
+        "with a few clouds.",
+        "I hope, you know, it stays.",
+    ]
+    # A clause shorter than the limit is not cut; numbers with commas are not clauses.
+    assert _split_all(
+        SentenceSplitter(first_clause_words=4), "Yes, 1,000 people came. Ok then."
+    ) == [
+        "Yes, 1,000 people came.",
+        "Ok then.",
+    ]
+    assert _split_all(
+        SentenceSplitter(first_clause_words=2), "今天天气很好，阳光明媚。你好吗？", 1
+    ) == [
+        "今天天气很好，",
+        "阳光明媚。",
+        "你好吗？",
+    ]
+    assert (
+        _split_all(SentenceSplitter(), text)[0]
+        == "The weather today is mostly sunny, with a few clouds."
+    )

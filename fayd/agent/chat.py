@@ -17,6 +17,8 @@ from fayd.store import Store, records
 
 log = logging.getLogger(__name__)
 
+#: Speech starts after a first clause of this many words, not a whole first sentence.
+FIRST_CLAUSE_WORDS = 4
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
 _DONE = object()
@@ -60,7 +62,7 @@ class Agent:
         conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
         history = await self.store.run(records.history, conversation, self.cfg.history_turns)
         deltas = self._generate(self.messages(history, turn.question), turn)
-        think, splitter = ThinkFilter(), SentenceSplitter()
+        think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
         try:
             async for delta in deltas:
                 turn.mark("llm_first_token_ms")

@@ -148,13 +148,25 @@ class SentenceSplitter:
     A sentence longer than ``max_chars`` with no end mark yet is cut at its last comma,
     colon or dash (else its last space), so a run-on reply does not delay speech; None
     disables that.
+
+    ``first_clause_words``: until the first piece has been returned, a clause of at least
+    that many words ending at a comma, colon or dash is returned at once ("The weather is
+    sunny today," …). Speech can start after the first clause instead of the first
+    sentence; later pieces are whole sentences. None (the default) disables it.
     """
 
-    def __init__(self, min_words: int = 2, max_chars: int | None = 300) -> None:
+    def __init__(
+        self,
+        min_words: int = 2,
+        max_chars: int | None = 300,
+        first_clause_words: int | None = None,
+    ) -> None:
         self.min_words = min_words
         self.max_chars = max_chars
+        self.first_clause_words = first_clause_words
         self._buf = ""
         self._carry = ""
+        self._emitted = False
 
     def feed(self, delta: str) -> list[str]:
         """Complete sentences made available by ``delta`` (often none)."""
@@ -164,17 +176,23 @@ class SentenceSplitter:
             end = self._boundary()
             if self.max_chars is not None and (end is None or end > self.max_chars):
                 end = self._soft_cut(self.max_chars) or end
+            if self.first_clause_words and not self._emitted:
+                clause = self._first_clause(self.first_clause_words)
+                if clause is not None and (end is None or clause < end):
+                    end = clause
             if end is None:
                 break
             sentence = self._take(end)
             if sentence is not None:
                 out.append(sentence)
+                self._emitted = True
         return out
 
     def flush(self) -> str | None:
         """End of stream: the rest of the text (with any held fragment), or None if blank."""
         rest = _join(self._carry, self._buf.strip())
         self._buf = self._carry = ""
+        self._emitted = False
         return rest or None
 
     def _take(self, end: int) -> str | None:
@@ -230,6 +248,14 @@ class SentenceSplitter:
             rest = buf[after:].lstrip()
             return rest[0].isdigit() if rest else None
         return word.lower() in ABBREVIATIONS
+
+    def _first_clause(self, words: int) -> int | None:
+        buf = self._buf
+        for i in range(len(buf) - 1):
+            soft = buf[i] in _CJK_SOFT_BREAKS or (buf[i] in _SOFT_BREAKS and buf[i + 1].isspace())
+            if soft and word_count(_join(self._carry, buf[: i + 1].strip())) >= words:
+                return i + 1
+        return None
 
     def _soft_cut(self, limit: int) -> int | None:
         # Only once the text is over the limit, and within the limit: the same cut whatever
