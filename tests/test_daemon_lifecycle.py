@@ -99,3 +99,20 @@ def test_cli_says_clearly_when_the_daemon_is_not_running(tmp_path: Path) -> None
     )
     assert done.returncode == 3
     assert "fayd is not running" in done.stderr and "fayd run" in done.stderr
+
+
+def test_a_second_daemon_on_the_same_state_is_refused(make_daemon) -> None:
+    import subprocess
+    import sys
+
+    first = make_daemon()
+    second = subprocess.run(
+        [sys.executable, "-m", "fayd", "run"],
+        env=first.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert second.returncode == 1
+    assert f"another fayd (pid {first.proc.pid}) is already running" in second.stderr
+    assert first.cli("status").returncode == 0  # the first one is unharmed

@@ -6,18 +6,21 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import signal
 import time
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from fayd import __version__
 from fayd.agent import Agent, Turn
 from fayd.agent.engines import Engines, load_engines
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
+from fayd.errors import FaydError
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
 from fayd.service.looplag import LoopLag
@@ -41,6 +44,24 @@ class RecentProblems(logging.Handler):
         self.records.append(
             {"at": record.created, "level": record.levelname, "message": record.getMessage()}
         )
+
+
+def take_state_lock(state_dir: Path) -> IO[str]:
+    """One daemon per state folder: two would fight over the database and the ports."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    handle = (state_dir / "fayd.lock").open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        handle.seek(0)
+        other = handle.read().strip() or "?"
+        handle.close()
+        raise FaydError(f"another fayd (pid {other}) is already running on {state_dir}") from exc
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 class Daemon:
@@ -71,6 +92,7 @@ class Daemon:
 
     async def _serve(self, stop: asyncio.Event) -> None:
         cfg = self.cfg
+        lock = take_state_lock(cfg.state_dir)  # held (open) until this method returns
         self.notifier.status("opening the database")
         self.store = await asyncio.to_thread(Store, cfg.db_path)
         try:
@@ -85,6 +107,7 @@ class Daemon:
             with contextlib.suppress(FileNotFoundError):
                 cfg.runtime_path.unlink()
             await asyncio.to_thread(self.store.close)
+            lock.close()
             log.info("stopped")
 
     async def _start_components(self, stop: asyncio.Event) -> None:
