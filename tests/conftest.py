@@ -182,3 +182,75 @@ def speak(piper_tts):
         return np.concatenate([pad, speech, pad])
 
     return make
+
+
+# --- memory (issue 4): the real MiniLM embedder, loaded once ------------------------------
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from fayd.llm.embed import Embedder
+
+    files = resolve("embed").files
+    return Embedder(files["model"], files["tokenizer"], threads=1)
+
+
+# --- serial: PTY pairs made by socat (issue 5) ---------------------------------------------
+
+SOCAT = shutil.which("socat")
+
+
+class PtyPair:
+    """Two connected pseudo-terminals made by socat: ``a`` for fayd, ``b`` for the device.
+
+    ``stop()`` is an unplugged cable (socat exits, both PTYs hang up, the links vanish) and
+    ``start()`` again, with the same names, a replug. Every socat started is waited for.
+    """
+
+    def __init__(self, folder: Path, a: str = "ttyFAYD0", b: str = "device0") -> None:
+        self.a = folder / a
+        self.b = folder / b
+        self.log = folder / f"socat-{a}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, within_s: float = 10.0) -> PtyPair:
+        assert SOCAT and self.proc is None
+        for link in (self.a, self.b):  # left behind only if socat was killed hard
+            link.unlink(missing_ok=True)
+        # socat's notices go to a file, not a pipe: nothing can fill up and block it.
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [
+                    SOCAT,
+                    "-d",
+                    "-d",
+                    f"pty,raw,echo=0,link={self.a}",
+                    f"pty,raw,echo=0,link={self.b}",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+        deadline = time.monotonic() + within_s
+        while b"starting data transfer loop" not in self.log.read_bytes():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"socat did not start: {self.log.read_text()}")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture
+def pty_pair(tmp_path: Path) -> Iterator[PtyPair]:
+    if SOCAT is None:
+        pytest.skip("socat not installed (./install.sh installs it)")
+    pair = PtyPair(tmp_path).start()
+    yield pair
+    pair.stop()

@@ -64,7 +64,59 @@ def m001_spine(db: sqlite_utils.Database) -> None:
     db["messages"].create_index(["conversation_id", "id"])
 
 
-MIGRATIONS: list[Migration] = [m001_spine]
+def m002_memory(db: sqlite_utils.Database) -> None:
+    """The memory stream (Fay's nodes), its tags, embeddings and user portraits.
+
+    Node ids are our own (AUTOINCREMENT: never reused after a delete, unlike Fay's
+    ``len(nodes)``); Fay's ids and time steps are kept only to map at the import/export
+    boundary. Times are real UTC timestamps.
+    """
+    db.execute(
+        """CREATE TABLE memory_nodes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            scope TEXT NOT NULL DEFAULT 'user',      -- user | household
+            node_type TEXT NOT NULL
+                CHECK (node_type IN ('observation', 'conversation', 'reflection')),
+            content TEXT NOT NULL CHECK (length(trim(content)) > 0),
+            importance REAL NOT NULL,
+            datetime TEXT NOT NULL DEFAULT '',       -- Fay's "YYYY/MM/DD HH:MM:SS", local
+            created_at REAL NOT NULL,                -- UTC epoch seconds
+            last_retrieved_at REAL NOT NULL,
+            step INTEGER NOT NULL,                   -- Fay's ``created`` time step, per user
+            retrieved_step INTEGER NOT NULL,         -- Fay's ``last_retrieved`` step
+            pointer_id TEXT,                         -- JSON list of our node ids, or NULL
+            fay_node_id INTEGER                      -- the id it had in an imported nodes.json
+        )"""
+    )
+    db.execute("CREATE INDEX memory_nodes_user ON memory_nodes (username, id)")
+    db.execute(
+        """CREATE TABLE memory_tags (
+            node_id INTEGER NOT NULL REFERENCES memory_nodes (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (node_id, tag)
+        ) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX memory_tags_tag ON memory_tags (tag, node_id)")
+    db.execute(
+        """CREATE TABLE memory_embeddings (
+            node_id INTEGER PRIMARY KEY REFERENCES memory_nodes (id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL CHECK (length(vector) = 4 * dim)  -- float32, little-endian
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE memory_profiles (
+            username TEXT PRIMARY KEY,
+            portrait TEXT NOT NULL DEFAULT '',
+            extra_info TEXT NOT NULL DEFAULT '',
+            updated_at REAL NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_spine, m002_memory]
 
 
 def apply_migrations(db: sqlite_utils.Database, migrations: list[Migration]) -> list[str]:

@@ -1,0 +1,136 @@
+"""Fay's seven memory tools on an MCP server: same names, arguments and result shapes.
+
+Each result is one JSON text block, as Fay's own server returns it. Memory calls block
+(SQLite, the embedder, the LLM), so they run on worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import anyio
+from mcp.server import MCPServer
+
+from fayd.memory import BadInput, Memory
+from fayd.memory.tags import KIND_ENUM
+
+NodeType = Literal["all", "observation", "conversation", "reflection"]
+TOOL_NAMES = (
+    "memory_remember",
+    "memory_search",
+    "memory_get_recent",
+    "memory_get_active_rules",
+    "memory_get_reflections",
+    "memory_get_user_profile",
+    "memory_get_schema",
+)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def add_memory_tools(server: MCPServer, memory: Memory) -> None:
+    async def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+    @server.tool(
+        structured_output=False,
+        description=(
+            "Write a memory. kind is one of " + ", ".join(KIND_ENUM) + " (an unknown kind is "
+            "kept as kind:observation + kind:unknown:<kind>); a rule should be persistent. "
+            "Call memory_get_schema for the tag conventions."
+        ),
+    )
+    async def memory_remember(
+        content: str,
+        kind: str = "observation",
+        source: str = "",
+        persistent: bool = False,
+        extra_tags: list[str] | None = None,
+        username: str = "",
+    ) -> str:
+        try:
+            node = await call(
+                memory.remember,
+                content,
+                username=username or None,
+                kind=kind,
+                source=source or "mcp",
+                persistent=persistent,
+                extra_tags=extra_tags,
+            )
+        except BadInput as exc:
+            return _json({"ok": False, "error": str(exc)})
+        return _json(
+            {
+                "ok": True,
+                "node_id": node["node_id"],
+                "tags": node["tags"],
+                "importance": node["importance"],
+            }
+        )
+
+    @server.tool(
+        structured_output=False,
+        description="Semantic search with optional tag filters (all = AND, any = OR).",
+    )
+    async def memory_search(
+        query: str,
+        n: int = 10,
+        filter_tags_all: list[str] | None = None,
+        filter_tags_any: list[str] | None = None,
+        node_type: NodeType = "all",
+        username: str = "",
+    ) -> str:
+        hits = await call(
+            memory.search,
+            query,
+            username=username or None,
+            n=n,
+            node_type=node_type,
+            filter_tags_all=filter_tags_all,
+            filter_tags_any=filter_tags_any,
+            stateless=True,
+        )
+        # Fay's retrieve hands its top n back in chronological order, without scores.
+        hits.sort(key=lambda h: (h["created"], h["node_id"]))
+        return _json([{k: v for k, v in h.items() if k != "score"} for h in hits])
+
+    @server.tool(structured_output=False, description="The latest memories, newest first.")
+    async def memory_get_recent(
+        n: int = 20,
+        filter_tags_all: list[str] | None = None,
+        node_type: NodeType = "all",
+        username: str = "",
+    ) -> str:
+        nodes = await call(memory.get_recent, username or None, n, filter_tags_all, node_type)
+        return _json(nodes)
+
+    @server.tool(
+        structured_output=False,
+        description="All kind:rule + persistent:true memories, most important first.",
+    )
+    async def memory_get_active_rules(n: int = 50, username: str = "") -> str:
+        return _json(await call(memory.get_active_rules, username or None, n))
+
+    @server.tool(
+        structured_output=False,
+        description="Reflections (and kind:insight memories), newest first.",
+    )
+    async def memory_get_reflections(n: int = 10, username: str = "") -> str:
+        return _json(await call(memory.get_reflections, username or None, n))
+
+    @server.tool(
+        structured_output=False, description="The user's portrait (<=1000 chars) and extra info."
+    )
+    async def memory_get_user_profile(username: str = "") -> str:
+        return _json(await call(memory.get_user_profile, username or None))
+
+    @server.tool(
+        structured_output=False,
+        description="The kind enum and tag namespaces to use when writing memories.",
+    )
+    async def memory_get_schema() -> str:
+        return _json(memory.get_schema())

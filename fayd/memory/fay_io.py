@@ -1,0 +1,195 @@
+"""Fay's memory folder in and out: nodes.json, embeddings.json, meta.json, user_profiles.db.
+
+Layout: ``DIR/memory_stream/nodes.json`` for one user, or ``DIR/<username>/memory_stream/``
+per user (Fay's isolated mode); portraits in ``DIR/user_profiles.db`` (table T_Member).
+Imported vectors are not reused: embeddings.json does not say which model made them, and
+vectors of two models must never be mixed, so every imported node is embedded again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fayd.memory import nodes as db_nodes
+from fayd.memory.errors import BadInput
+from fayd.memory.nodes import NewNode
+from fayd.memory.service import Memory
+
+REQUIRED = ("node_id", "node_type", "content", "importance", "created", "last_retrieved")
+BATCH = 256
+Progress = Callable[[str], None]
+
+
+def _streams(folder: Path, username: str | None) -> list[tuple[str | None, Path]]:
+    """(username or None for the default, memory_stream folder) found under ``folder``."""
+    if (folder / "memory_stream" / "nodes.json").is_file():
+        return [(username, folder / "memory_stream")]
+    found = [
+        (sub.name, sub / "memory_stream")
+        for sub in sorted(folder.iterdir())
+        if (sub / "memory_stream" / "nodes.json").is_file()
+    ]
+    if not found:
+        raise BadInput(f"no memory_stream/nodes.json under {folder} (nor in its subfolders)")
+    return found
+
+
+def read_nodes(path: Path, username: str) -> list[NewNode]:
+    """Parse and validate a whole nodes.json before anything is written."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"{path}: not a readable JSON file: {exc}") from exc
+    if not isinstance(data, list):
+        raise BadInput(f"{path}: expected a JSON list of nodes, got {type(data).__name__}")
+    out, seen = [], set()
+    for i, raw in enumerate(data):
+        where = f"{path}: node #{i}"
+        if not isinstance(raw, dict):
+            raise BadInput(f"{where}: not an object")
+        missing = [k for k in (*REQUIRED, "pointer_id") if k not in raw]
+        if missing:
+            raise BadInput(f"{where}: missing {', '.join(missing)}")
+        for key in ("node_id", "created", "last_retrieved"):
+            if isinstance(raw[key], bool) or not isinstance(raw[key], int):
+                raise BadInput(f"{where}: {key} must be an integer, got {raw[key]!r}")
+        if raw["node_id"] in seen:  # Fay's ids can collide after deletions: keep the first
+            raise BadInput(f"{where}: node_id {raw['node_id']} appears twice")
+        seen.add(raw["node_id"])
+        try:
+            out.append(
+                NewNode(
+                    content=raw["content"],
+                    username=username,
+                    node_type=raw["node_type"],
+                    tags=list(raw.get("tags") or []),
+                    importance=raw["importance"],
+                    datetime=raw.get("datetime") or "",
+                    fay_node_id=raw["node_id"],
+                    fay_pointer_id=raw["pointer_id"],
+                    step=raw["created"],
+                    retrieved_step=raw["last_retrieved"],
+                )
+            )
+        except ValueError as exc:
+            raise BadInput(f"{where}: {exc}") from exc
+    return out
+
+
+def read_profiles(folder: Path) -> dict[str, tuple[str, str]]:
+    path = folder / "user_profiles.db"
+    if not path.is_file():
+        return {}
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            rows = conn.execute("SELECT username, user_portrait, extra_info FROM T_Member")
+            return {u: (p or "", e or "") for u, p, e in rows}
+    except sqlite3.Error as exc:
+        raise BadInput(f"{path}: not a Fay user_profiles.db: {exc}") from exc
+
+
+def import_fay(
+    memory: Memory, folder: str | Path, username: str | None = None, progress: Progress = print
+) -> dict[str, Any]:
+    """Import every stream under ``folder``; each user's nodes in one transaction."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BadInput(f"not a folder: {folder}")
+    streams = [(u or memory.cfg.default_user, p) for u, p in _streams(folder, username)]
+    parsed = [(u, read_nodes(p / "nodes.json", u)) for u, p in streams]  # all, before writing
+    profiles = read_profiles(folder)
+    report: dict[str, Any] = {"users": {}, "dangling_pointers": 0}
+    for user, new in parsed:
+        report["users"][user] = len(memory.add(new, progress=progress))
+        known = {n.fay_node_id for n in new}
+        report["dangling_pointers"] += sum(
+            p not in known for n in new for p in (n.fay_pointer_id or [])
+        )
+    for user, (portrait, extra) in profiles.items():
+        memory.set_user_profile(user, portrait[:1000], extra)
+    report["profiles"] = len(profiles)
+    return report
+
+
+def export_fay(
+    memory: Memory, folder: str | Path, username: str | None = None, progress: Progress = print
+) -> dict[str, Any]:
+    """Write Fay's files; one user flat into ``folder``, else one subfolder per user."""
+    folder = Path(folder)
+    names = [username] if username else memory.store.call(db_nodes.users)
+    report: dict[str, int] = {}
+    for user in names:
+        rows = memory.store.call(db_nodes.export_rows, user)
+        base = folder if username else folder / user
+        nodes, embeddings = fay_nodes(rows)
+        stream = base / "memory_stream"
+        stream.mkdir(parents=True, exist_ok=True)
+        _write_json(stream / "nodes.json", nodes)
+        _write_json(stream / "embeddings.json", embeddings)
+        _write_json(base / "meta.json", {"id": str(uuid.uuid4())})
+        report[user] = len(nodes)
+        progress(f"exported {len(nodes)} nodes of {user} to {stream}")
+    _write_profiles(folder / "user_profiles.db", [memory.get_user_profile(u) for u in names])
+    return {"users": report}
+
+
+def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, list]]:
+    """Our rows → Fay's node list: the imported Fay id where it is still free, new ids after
+    the largest otherwise; pointers follow the same map."""
+    ids: dict[int, int] = {}
+    taken = {r["fay_node_id"] for r in rows if r["fay_node_id"] is not None}
+    next_id = max(taken, default=-1) + 1
+    for r in rows:
+        if r["fay_node_id"] is not None and r["fay_node_id"] not in ids.values():
+            ids[r["id"]] = r["fay_node_id"]
+        else:
+            ids[r["id"]] = next_id
+            next_id += 1
+    nodes, embeddings = [], {}
+    for r in rows:
+        imp = r["importance"]
+        nodes.append(
+            {
+                "node_id": ids[r["id"]],
+                "node_type": r["node_type"],
+                "content": r["content"],
+                "importance": int(imp) if float(imp).is_integer() else imp,
+                "datetime": r["datetime"],
+                "created": r["step"],
+                "last_retrieved": r["retrieved_step"],
+                "pointer_id": None
+                if r["pointer_id"] is None
+                else [ids[p] for p in r["pointer_id"] if p in ids],
+                "tags": sorted(r["tags"]),
+            }
+        )
+        embeddings[r["content"]] = r["vector"]
+    return nodes, embeddings
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")  # complete file or none: a full disk leaves the old one
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _write_profiles(path: Path, profiles: list[dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS T_Member (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+            " username TEXT NOT NULL UNIQUE, extra_info TEXT DEFAULT '',"
+            " user_portrait TEXT DEFAULT '')"
+        )
+        conn.executemany(
+            "INSERT INTO T_Member (username, extra_info, user_portrait) VALUES (?, ?, ?)"
+            " ON CONFLICT(username) DO UPDATE SET extra_info = excluded.extra_info,"
+            " user_portrait = excluded.user_portrait",
+            [(p["username"], p["extra_info"], p["portrait"]) for p in profiles],
+        )
+    conn.close()

@@ -1,0 +1,336 @@
+"""Memory nodes in SQLite. Each function takes the Database first so it runs inside
+``Store.call``/``Store.run`` (one transaction on the single writer thread)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime as dt
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from fayd.memory.errors import BadInput
+from fayd.memory.index import Row
+from fayd.memory.tags import NODE_TYPES, clean_tag
+
+FAY_TIME = "%Y/%m/%d %H:%M:%S"
+MAX_CONTENT = 20_000
+NODE_COLUMNS = (
+    "id, node_type, content, importance, datetime, step, retrieved_step, pointer_id,"
+    " created_at, last_retrieved_at, username, scope"
+)
+
+
+@dataclass
+class NewNode:
+    """A node to write, validated on construction (bad input fails before any write)."""
+
+    content: str
+    username: str
+    node_type: str = "observation"
+    tags: list[str] = field(default_factory=list)
+    importance: float | None = None  # None: scored by the LLM
+    datetime: str = ""  # Fay's format or ISO 8601; empty = now
+    pointer_id: list[int] | None = None
+    scope: str = "user"
+    created_at: float = 0.0  # filled from datetime
+    # Import from Fay: its id, its pointer ids (mapped to ours in the same batch) and steps.
+    fay_node_id: int | None = None
+    fay_pointer_id: list[int] | None = None
+    step: int | None = None
+    retrieved_step: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str) or not self.content.strip():
+            raise BadInput("content must be a non-empty string")
+        if len(self.content) > MAX_CONTENT:
+            raise BadInput(f"content is longer than {MAX_CONTENT} characters")
+        if not isinstance(self.username, str) or not self.username.strip():
+            raise BadInput("username must be a non-empty string")
+        if self.node_type not in NODE_TYPES:
+            names = ", ".join(NODE_TYPES)
+            raise BadInput(f"node_type must be one of {names}: {self.node_type!r}")
+        if self.scope not in ("user", "household"):
+            raise BadInput(f"scope must be user or household: {self.scope!r}")
+        if not isinstance(self.tags, list):
+            raise BadInput("tags must be a list of strings")
+        self.tags = sorted({clean_tag(t) for t in self.tags})
+        if self.importance is not None:
+            if isinstance(self.importance, bool) or not isinstance(self.importance, int | float):
+                raise BadInput(f"importance must be a number: {self.importance!r}")
+            self.importance = float(self.importance)
+        if self.pointer_id is not None and not (
+            isinstance(self.pointer_id, list)
+            and all(isinstance(p, int) and not isinstance(p, bool) for p in self.pointer_id)
+        ):
+            raise BadInput(f"pointer_id must be null or a list of node ids: {self.pointer_id!r}")
+        keep_empty = self.fay_node_id is not None and self.datetime == ""  # old Fay files
+        self.created_at, self.datetime = parse_time(self.datetime)
+        if keep_empty:
+            self.datetime = ""
+
+
+def parse_time(value: Any) -> tuple[float, str]:
+    """Fay's ``YYYY/MM/DD HH:MM:SS`` (local time) or ISO 8601 → (UTC epoch, Fay's string)."""
+    if value in (None, ""):
+        now = time.time()
+        return now, dt.fromtimestamp(now).strftime(FAY_TIME)
+    if not isinstance(value, str):
+        raise BadInput(f"datetime must be a string: {value!r}")
+    try:
+        parsed = dt.strptime(value.strip(), FAY_TIME)
+    except ValueError:
+        try:
+            parsed = dt.fromisoformat(value.strip())
+        except ValueError as exc:
+            raise BadInput(
+                f"datetime must be 'YYYY/MM/DD HH:MM:SS' or ISO 8601: {value!r}"
+            ) from exc
+    stamp = parsed.timestamp()  # naive → local time, like Fay's strings
+    return stamp, dt.fromtimestamp(stamp).strftime(FAY_TIME)
+
+
+def insert_nodes(
+    db: sqlite_utils.Database,
+    nodes: list[NewNode],
+    importances: list[float],
+    vectors: np.ndarray | None,
+    model: str,
+) -> list[Row]:
+    """Append nodes (steps continue each user's counter); returns their index rows."""
+    steps: dict[str, int] = {}  # last step given per user
+    bases: dict[str, int] = {}  # where an imported file's steps start
+    fay_ids: dict[tuple[str, int], int] = {}
+    rows: list[Row] = []
+    for i, node in enumerate(nodes):
+        if node.username not in steps:
+            found = db.execute(
+                "SELECT COALESCE(MAX(step), -1) FROM memory_nodes WHERE username = ?",
+                [node.username],
+            ).fetchone()[0]
+            steps[node.username] = int(found)
+            bases[node.username] = int(found) + 1
+        if node.step is None:
+            step = retrieved = steps[node.username] + 1
+        else:
+            step = bases[node.username] + node.step
+            last = node.step if node.retrieved_step is None else node.retrieved_step
+            retrieved = bases[node.username] + last
+        steps[node.username] = max(steps[node.username], step, retrieved)
+        cursor = db.execute(
+            "INSERT INTO memory_nodes (username, scope, node_type, content, importance,"
+            " datetime, created_at, last_retrieved_at, step, retrieved_step, pointer_id,"
+            " fay_node_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                node.username,
+                node.scope,
+                node.node_type,
+                node.content,
+                importances[i],
+                node.datetime,
+                node.created_at,
+                node.created_at,
+                step,
+                retrieved,
+                None if node.pointer_id is None else json.dumps(node.pointer_id),
+                node.fay_node_id,
+            ],
+        )
+        node_id = int(cursor.lastrowid)
+        if node.fay_node_id is not None:
+            fay_ids[(node.username, node.fay_node_id)] = node_id
+        db.conn.executemany(
+            "INSERT INTO memory_tags (node_id, tag) VALUES (?, ?)",
+            [(node_id, t) for t in node.tags],
+        )
+        vector = None
+        if vectors is not None:
+            vector = vectors[i]
+            db.execute(
+                "INSERT INTO memory_embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                [node_id, model, vector.shape[0], vector.astype("<f4").tobytes()],
+            )
+        rows.append(
+            Row(node_id, node.node_type, importances[i], node.created_at, step, node.tags, vector)
+        )
+    _map_fay_pointers(db, nodes, rows, fay_ids)
+    return rows
+
+
+def _map_fay_pointers(
+    db: sqlite_utils.Database,
+    nodes: list[NewNode],
+    rows: list[Row],
+    fay_ids: dict[tuple[str, int], int],
+) -> None:
+    """Imported reflections point at Fay ids: rewrite them to ours. Ids that are not in
+    the file (Fay's ids collide and dangle after deletions) are dropped."""
+    for node, row in zip(nodes, rows, strict=True):
+        if node.fay_pointer_id is None:
+            continue
+        ours = [fay_ids[k] for p in node.fay_pointer_id if (k := (node.username, p)) in fay_ids]
+        node.pointer_id = ours
+        db.execute(
+            "UPDATE memory_nodes SET pointer_id = ? WHERE id = ?", [json.dumps(ours), row.id]
+        )
+
+
+def load_rows(db: sqlite_utils.Database, username: str, model: str, dim: int) -> list[Row]:
+    """Every node of a user as index rows (vectors of another model or size left out)."""
+    tags: dict[int, list[str]] = {}
+    for node_id, tag in db.execute(
+        "SELECT t.node_id, t.tag FROM memory_tags t JOIN memory_nodes n ON n.id = t.node_id"
+        " WHERE n.username = ?",
+        [username],
+    ):
+        tags.setdefault(node_id, []).append(tag)
+    rows = []
+    for node_id, node_type, imp, last, step, emodel, edim, blob in db.execute(
+        "SELECT n.id, n.node_type, n.importance, n.last_retrieved_at, n.step, e.model, e.dim,"
+        " e.vector FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
+        " WHERE n.username = ? ORDER BY n.id",
+        [username],
+    ):
+        vector = None
+        if blob is not None and emodel == model and edim == dim:
+            vector = np.frombuffer(blob, "<f4")
+        rows.append(Row(node_id, node_type, imp, last, step, tags.get(node_id, []), vector))
+    return rows
+
+
+def fetch_nodes(db: sqlite_utils.Database, ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Full nodes by id (with tags), keyed by id."""
+    out: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(ids), 5000):  # under SQLite's limit of bound variables
+        chunk = ids[start : start + 5000]
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id IN ({marks})"
+        for row in db.execute(sql, chunk):
+            out[row[0]] = _node(row)
+        sql = f"SELECT node_id, tag FROM memory_tags WHERE node_id IN ({marks}) ORDER BY tag"
+        for node_id, tag in db.execute(sql, chunk):
+            out[node_id]["tags"].append(tag)
+    return out
+
+
+def _node(row: tuple[Any, ...]) -> dict[str, Any]:
+    keys = NODE_COLUMNS.replace(" ", "").split(",")
+    node = dict(zip(keys, row, strict=True))
+    node["pointer_id"] = json.loads(node["pointer_id"]) if node["pointer_id"] else None
+    node["tags"] = []
+    return node
+
+
+def select_ids(
+    db: sqlite_utils.Database,
+    username: str,
+    n: int,
+    node_type: str = "all",
+    tags_all: list[str] | None = None,
+    order: str = "n.id DESC",
+    where: str = "",
+) -> list[int]:
+    """Ids of a user's nodes matching a type and *all* of ``tags_all``, in ``order``."""
+    sql = ["SELECT n.id FROM memory_nodes n WHERE n.username = ?"]
+    args: list[Any] = [username]
+    if node_type != "all":
+        sql.append("AND n.node_type = ?")
+        args.append(node_type)
+    for tag in tags_all or ():
+        sql.append("AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.node_id = n.id AND t.tag = ?)")
+        args.append(tag)
+    if where:
+        sql.append(f"AND ({where})")
+    sql.append(f"ORDER BY {order} LIMIT ?")
+    args.append(n)
+    return [r[0] for r in db.execute(" ".join(sql), args)]
+
+
+def touch(db: sqlite_utils.Database, ids: list[int], now: float, step: int) -> None:
+    db.conn.executemany(
+        "UPDATE memory_nodes SET last_retrieved_at = ?, retrieved_step = ? WHERE id = ?",
+        [(now, step, i) for i in ids],
+    )
+
+
+def get_profile(db: sqlite_utils.Database, username: str) -> dict[str, str]:
+    row = db.execute(
+        "SELECT portrait, extra_info FROM memory_profiles WHERE username = ?", [username]
+    ).fetchone()
+    portrait, extra = row if row else ("", "")
+    return {"username": username, "portrait": portrait, "extra_info": extra}
+
+
+def set_profile(
+    db: sqlite_utils.Database, username: str, portrait: str | None, extra_info: str | None
+) -> None:
+    old = get_profile(db, username)
+    db.execute(
+        "INSERT OR REPLACE INTO memory_profiles (username, portrait, extra_info, updated_at)"
+        " VALUES (?, ?, ?, ?)",
+        [
+            username,
+            old["portrait"] if portrait is None else portrait,
+            old["extra_info"] if extra_info is None else extra_info,
+            time.time(),
+        ],
+    )
+
+
+def stats(db: sqlite_utils.Database, model: str) -> dict[str, Any]:
+    users = {}
+    for username, count, types in db.execute(
+        "SELECT username, COUNT(*), json_group_array(node_type) FROM memory_nodes"
+        " GROUP BY username ORDER BY username"
+    ):
+        by_type: dict[str, int] = {}
+        for t in json.loads(types):
+            by_type[t] = by_type.get(t, 0) + 1
+        users[username] = {"nodes": count, "by_type": by_type}
+    other = db.execute(
+        "SELECT COUNT(*) FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
+        " WHERE e.model IS NULL OR e.model != ?",
+        [model],
+    ).fetchone()[0]
+    total = sum(u["nodes"] for u in users.values())
+    tags = db.execute("SELECT COUNT(DISTINCT tag) FROM memory_tags").fetchone()[0]
+    return {
+        "nodes": total,
+        "users": users,
+        "distinct_tags": tags,
+        "embedding_model": model,
+        "nodes_without_current_embedding": other,
+    }
+
+
+def users(db: sqlite_utils.Database) -> list[str]:
+    return [r[0] for r in db.execute("SELECT DISTINCT username FROM memory_nodes ORDER BY 1")]
+
+
+def export_rows(db: sqlite_utils.Database, username: str) -> list[dict[str, Any]]:
+    """A user's nodes in order, with Fay's ids and steps and the stored vector."""
+    ids = [
+        r[0]
+        for r in db.execute(
+            "SELECT id FROM memory_nodes WHERE username = ? ORDER BY step, id", [username]
+        )
+    ]
+    found = fetch_nodes(db, ids)
+    extra = {
+        r[0]: r[1:]
+        for r in db.execute(
+            "SELECT n.id, n.fay_node_id, e.vector FROM memory_nodes n"
+            " LEFT JOIN memory_embeddings e ON e.node_id = n.id WHERE n.username = ?",
+            [username],
+        )
+    }
+    out = []
+    for i in ids:
+        node = found[i]
+        node["fay_node_id"], blob = extra[i]
+        node["vector"] = np.frombuffer(blob, "<f4").tolist() if blob else []
+        out.append(node)
+    return out

@@ -1,0 +1,265 @@
+"""The memory stream of every user: writes, retrieval and Fay's read tools.
+
+Compute first, lock last: importance (the LLM) and embeddings are computed outside the
+lock; the lock is held only to commit the rows (one transaction) and mirror them into the
+in-memory index, so a slow model never blocks readers. A write is acknowledged only after
+its transaction committed (WAL: it survives a kill -9 of the process).
+All methods block: call them from a worker thread in async code.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fayd.memory import nodes as db_nodes
+from fayd.memory.config import MemoryConfig
+from fayd.memory.errors import BadInput
+from fayd.memory.importance import ImportanceScorer
+from fayd.memory.index import UserIndex
+from fayd.memory.nodes import NewNode
+from fayd.memory.retrieve import rank
+from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags, schema
+from fayd.store import Store
+
+MAX_N = 1000
+EMBED_CHUNK = 1024
+Progress = Callable[[str], None]
+
+
+class Memory:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Any,
+        scorer: ImportanceScorer | None = None,
+        cfg: MemoryConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.scorer = scorer or ImportanceScorer(None)
+        self.cfg = cfg or MemoryConfig()
+        self._lock = threading.RLock()
+        self._indexes: dict[str, UserIndex] = {}
+
+    # --- writes ------------------------------------------------------------------------
+    def remember(
+        self,
+        content: str,
+        username: str | None = None,
+        kind: str | None = "observation",
+        source: str | None = None,
+        persistent: bool = False,
+        extra_tags: Sequence[str] | None = None,
+        node_type: str = "observation",
+        importance: float | None = None,
+    ) -> dict[str, Any]:
+        """One node with Fay's tag rules; returns it (Fay's node shape). Every write path
+        tags its source: without one, the node is fayd's own (``source:fay_self``)."""
+        tags = normalize_tags(kind, source or "fay_self", persistent, list(extra_tags or []))
+        node = NewNode(
+            content=content,
+            username=self._user(username),
+            node_type=node_type,
+            tags=tags,
+            importance=importance,
+        )
+        return self.add([node])[0]
+
+    def add(self, new: list[NewNode], progress: Progress | None = None) -> list[dict[str, Any]]:
+        """Write a batch (already validated) in one transaction: all or nothing."""
+        if not new:
+            return []
+        importances = [
+            n.importance if n.importance is not None else self.scorer.score(n.content) for n in new
+        ]
+        parts = []
+        for start in range(0, len(new), EMBED_CHUNK):
+            texts = [n.content for n in new[start : start + EMBED_CHUNK]]
+            parts.append(self.embedder.embed(texts))
+            if progress and len(new) > EMBED_CHUNK:
+                progress(f"embedded {start + len(texts)}/{len(new)}")
+        vectors = np.concatenate(parts)
+        with self._lock:
+            for n in new:
+                self._index(n.username)  # load before the insert, so rows are not doubled
+            rows = self.store.call(
+                db_nodes.insert_nodes, new, importances, vectors, self.embedder.name
+            )
+            for n, row in zip(new, rows, strict=True):
+                self._indexes[n.username].extend([row])
+        return [
+            fay_node(
+                {
+                    "id": r.id,
+                    "node_type": n.node_type,
+                    "content": n.content,
+                    "importance": r.importance,
+                    "datetime": n.datetime,
+                    "step": r.step,
+                    "pointer_id": n.pointer_id,
+                    "tags": n.tags,
+                }
+            )
+            for n, r in zip(new, rows, strict=True)
+        ]
+
+    # --- retrieval ---------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        username: str | None = None,
+        n: int = 10,
+        node_type: str = "all",
+        filter_tags_all: list[str] | None = None,
+        filter_tags_any: list[str] | None = None,
+        stateless: bool = True,
+        weights: tuple[float, float, float] | None = None,
+        now: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """The best ``n`` nodes for ``query``, best first, each with its ``score``."""
+        if not isinstance(query, str) or not query.strip():
+            raise BadInput("query must be a non-empty string")
+        n = _check_n(n)
+        _check_type(node_type)
+        tags_all = [clean_tag(t) for t in filter_tags_all or []]
+        tags_any = [clean_tag(t) for t in filter_tags_any or []]
+        qvec = self.embedder.embed([query])[0]
+        now = time.time() if now is None else now
+        user = self._user(username)
+        with self._lock:
+            index = self._index(user)
+            mask = index.mask(node_type, tags_all, tags_any)
+            positions, scores = rank(
+                index,
+                qvec,
+                n,
+                weights or self.cfg.weights,
+                now,
+                self.cfg.recency_half_life_h * 3600,
+                self.cfg.recency_floor,
+                mask,
+            )
+            ids = [int(i) for i in index.ids[positions]]
+            if not stateless and ids:
+                self.store.call(db_nodes.touch, ids, now, index.max_step)
+                index.touch(positions, now)
+            found = self.store.call(db_nodes.fetch_nodes, ids)
+        return [
+            {**fay_node(found[i]), "score": round(float(s), 6)}
+            for i, s in zip(ids, scores, strict=True)
+        ]
+
+    def get_recent(
+        self,
+        username: str | None = None,
+        n: int = 20,
+        filter_tags_all: list[str] | None = None,
+        node_type: str = "all",
+    ) -> list[dict[str, Any]]:
+        _check_type(node_type)
+        tags = [clean_tag(t) for t in filter_tags_all or []]
+        return self._select(username, _check_n(n), node_type, tags, "n.created_at DESC, n.id DESC")
+
+    def get_active_rules(self, username: str | None = None, n: int = 50) -> list[dict[str, Any]]:
+        tags = ["kind:rule", "persistent:true"]
+        return self._select(username, _check_n(n), "all", tags, "n.importance DESC, n.step DESC")
+
+    def get_reflections(self, username: str | None = None, n: int = 10) -> list[dict[str, Any]]:
+        where = (
+            "n.node_type = 'reflection' OR EXISTS (SELECT 1 FROM memory_tags t"
+            " WHERE t.node_id = n.id AND t.tag = 'kind:insight')"
+        )
+        order = "n.created_at DESC, n.id DESC"
+        return self._select(username, _check_n(n), "all", [], order, where)
+
+    def _select(
+        self, username: str | None, n: int, node_type: str, tags: list[str], order: str, where=""
+    ) -> list[dict[str, Any]]:
+        def run(db):
+            ids = db_nodes.select_ids(db, self._user(username), n, node_type, tags, order, where)
+            found = db_nodes.fetch_nodes(db, ids)
+            return [fay_node(found[i]) for i in ids]
+
+        return self.store.call(run)
+
+    # --- portrait, schema, stats -------------------------------------------------------
+    def get_user_profile(self, username: str | None = None) -> dict[str, str]:
+        return self.store.call(db_nodes.get_profile, self._user(username))
+
+    def set_user_profile(
+        self, username: str | None, portrait: str | None = None, extra_info: str | None = None
+    ) -> None:
+        if portrait is not None and len(portrait) > 1000:
+            raise BadInput("a portrait is at most 1000 characters")
+        self.store.call(db_nodes.set_profile, self._user(username), portrait, extra_info)
+
+    @staticmethod
+    def get_schema() -> dict[str, Any]:
+        return schema()
+
+    def stats(self) -> dict[str, Any]:
+        out = self.store.call(db_nodes.stats, self.embedder.name)
+        with self._lock:
+            out["index_mb"] = round(
+                sum(i.memory_bytes() for i in self._indexes.values()) / 2**20, 1
+            )
+        return out
+
+    # --- helpers -----------------------------------------------------------------------
+    def _user(self, username: str | None) -> str:
+        if username is None or username == "":
+            return self.cfg.default_user
+        if not isinstance(username, str) or not username.strip():
+            raise BadInput("username must be a non-empty string")
+        return username
+
+    def _index(self, username: str) -> UserIndex:
+        """The user's index, loaded from the database on first use (call under the lock)."""
+        index = self._indexes.get(username)
+        if index is None:
+            rows = self.store.call(
+                db_nodes.load_rows, username, self.embedder.name, self.embedder.dim
+            )
+            index = UserIndex(self.embedder.dim, capacity=max(1024, len(rows)))
+            index.extend(rows)
+            self._indexes[username] = index
+        return index
+
+    def forget_cache(self) -> None:
+        """Drop the in-memory indexes (they reload from the database on next use)."""
+        with self._lock:
+            self._indexes.clear()
+
+
+def fay_node(node: dict[str, Any]) -> dict[str, Any]:
+    """Fay's returned-node shape; ``created`` is the node's time step, as in Fay."""
+    imp = node["importance"]
+    return {
+        "node_id": node["id"],
+        "node_type": node["node_type"],
+        "content": node["content"],
+        "importance": int(imp) if float(imp).is_integer() else imp,
+        "datetime": node["datetime"],
+        "created": node["step"],
+        "pointer_id": node["pointer_id"],
+        "tags": list(node["tags"]),
+    }
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        raise BadInput(f"n must be an integer from 1 to {MAX_N}: {n!r}")
+    return n
+
+
+def _check_type(node_type: str) -> None:
+    if node_type != "all" and node_type not in NODE_TYPES:
+        raise BadInput(f"node_type must be all, {', '.join(NODE_TYPES)}: {node_type!r}")
+
+
+__all__ = ["Memory", "NewNode", "fay_node"]
