@@ -116,3 +116,24 @@ async def _next(device: SimDevice):
     import asyncio
 
     return await asyncio.wait_for(device.received.get(), 30)
+
+
+def test_the_exchange_is_remembered_with_tags(daemon: DaemonProcess) -> None:
+    import time
+
+    said = daemon.cli("say", "My granddaughter Lily visits every Sunday.", "--user", "rosa")
+    assert said.returncode == 0, said.stderr
+    deadline = time.monotonic() + 120
+    while True:  # the memory write runs after the reply, in the background
+        found = daemon.cli("memory", "search", "Lily", "--user", "rosa", "-n", "3", "--json")
+        assert found.returncode == 0, found.stderr
+        nodes = json.loads(found.stdout)
+        if nodes or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    [node, *_] = nodes
+    assert node["node_type"] == "conversation"
+    assert node["content"].startswith("rosa：My granddaughter Lily visits every Sunday.\nFay：")
+    assert "kind:observation" in node["tags"] and "source:conversation" in node["tags"]
+    assert any(t.startswith("session:") for t in node["tags"])
+    assert "device:cli" in node["tags"]

@@ -7,18 +7,22 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fayd.config import AgentConfig, LlmConfig
+from fayd.errors import FaydError
 from fayd.llm.text import SentenceSplitter, ThinkFilter
+from fayd.memory import Memory
 from fayd.store import Store, records
 
 log = logging.getLogger(__name__)
 
 #: Speech starts after a first clause of this many words, not a whole first sentence.
 FIRST_CLAUSE_WORDS = 4
+#: Memories recalled into the prompt of each turn.
+RECALLED = 3
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
 _DONE = object()
@@ -47,21 +51,44 @@ class Turn:
 
 
 class Agent:
-    def __init__(self, llm: Any, store: Store, agent: AgentConfig, llm_cfg: LlmConfig) -> None:
+    def __init__(
+        self,
+        llm: Any,
+        store: Store,
+        agent: AgentConfig,
+        llm_cfg: LlmConfig,
+        memory: Memory | None = None,
+    ) -> None:
         self.llm = llm
         self.store = store
         self.cfg = agent
         self.llm_cfg = llm_cfg
+        self.memory = memory
+        self._writes: set[asyncio.Task[None]] = set()
 
-    def messages(self, history: list[dict[str, str]], question: str) -> list[dict[str, str]]:
-        system = {"role": "system", "content": self.cfg.persona}
+    def messages(
+        self,
+        history: list[dict[str, str]],
+        question: str,
+        memories: Sequence[dict[str, Any]] = (),
+        user: str = "",
+    ) -> list[dict[str, str]]:
+        # The persona comes first and never changes, so llama.cpp reuses its evaluated
+        # prefix from one turn to the next; memories follow it.
+        content = self.cfg.persona
+        if memories:
+            lines = "\n".join(f"- [{m['datetime']}] {m['content']}" for m in memories)
+            content += f"\n\nWhat you remember that may help with {user}:\n{lines}"
+        system = {"role": "system", "content": content}
         return [system, *history, {"role": "user", "content": question}]
 
     async def reply(self, turn: Turn) -> AsyncIterator[str]:
         """Yield the reply's sentences as the model writes them; store the turn at the end."""
         conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
         history = await self.store.run(records.history, conversation, self.cfg.history_turns)
-        deltas = self._generate(self.messages(history, turn.question), turn)
+        memories = await self._recall(turn)
+        messages = self.messages(history, turn.question, memories, turn.user)
+        deltas = self._generate(messages, turn)
         think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
         try:
             async for delta in deltas:
@@ -85,6 +112,65 @@ class Agent:
                 await self.store.run(
                     records.record_turn, conversation, turn.question, turn.answer, meta
                 )
+                self._memorize(turn, conversation)
+
+    async def _recall(self, turn: Turn) -> list[dict[str, Any]]:
+        """The memories most relevant to the question (Fay's chat weighting)."""
+        if self.memory is None:
+            return []
+        memory = self.memory
+        try:
+            found = await asyncio.to_thread(
+                lambda: memory.search(
+                    turn.question,
+                    turn.user,
+                    n=RECALLED,
+                    stateless=False,
+                    weights=memory.cfg.chat_weights,
+                )
+            )
+        except FaydError as exc:  # a reply without memories beats no reply
+            log.warning("memory search failed: %s", exc)
+            return []
+        turn.mark("recall_ms")
+        return found
+
+    def _memorize(self, turn: Turn, conversation: int) -> None:
+        """Store the exchange as a conversation node, after the reply (importance costs an
+        LLM call). Tagged, unlike Fay's own conversation nodes."""
+        if self.memory is None:
+            return
+        memory = self.memory
+        content = f"{turn.user}：{turn.question}\n{self.cfg.agent_name}：{turn.answer}"
+        tags = [
+            f"session:{conversation}",
+            f"date:{time.strftime('%Y-%m-%d')}",
+            f"device:{turn.device}",
+        ]
+
+        async def write() -> None:
+            try:
+                await asyncio.to_thread(
+                    memory.remember,
+                    content,
+                    turn.user,
+                    "observation",
+                    "conversation",
+                    False,
+                    tags,
+                    "conversation",
+                )
+            except FaydError as exc:
+                log.error("could not remember the exchange: %s", exc)
+
+        task = asyncio.create_task(write())
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def close(self) -> None:
+        """Let pending memory writes finish (they are quick) before the store closes."""
+        if self._writes:
+            await asyncio.wait(set(self._writes), timeout=30)
 
     async def _generate(self, messages: list[dict[str, str]], turn: Turn) -> AsyncIterator[str]:
         """The model's text deltas, produced on a worker thread, handed over by a queue."""

@@ -21,6 +21,7 @@ class Engines:
     asr: Any = None
     tts: Any = None
     llm: Any = None
+    embedder: Any = None
     #: role → what is wrong with it (missing file and how to install it, load error).
     problems: dict[str, str] = field(default_factory=dict)
     #: role → the model file or folder in use.
@@ -70,6 +71,11 @@ def load_engines(cfg: Config) -> Engines:
         config = Path(speech.tts_config) if speech.tts_config else files.get("config")
         return PiperTts(files["model"], config)
 
+    def load_embedder(files: dict[str, Path]) -> Any:
+        from fayd.llm.embed import Embedder
+
+        return Embedder(files["model"], files["tokenizer"], threads=1)
+
     def load_llm(files: dict[str, Path]) -> Any:
         from fayd.llm.local import LocalLlm
 
@@ -79,6 +85,7 @@ def load_engines(cfg: Config) -> Engines:
     engines.asr = attempt("asr", speech.asr_model, load_asr)
     engines.tts = attempt("tts", speech.tts_model, load_tts)
     engines.llm = attempt("llm", llm.model_path, load_llm)
+    engines.embedder = attempt("embed", "", load_embedder)
     warm_up(engines, cfg.agent.persona)
     return engines
 
@@ -89,20 +96,24 @@ def warm_up(engines: Engines, persona: str) -> None:
     LLM is warmed with the persona so its prompt prefix is already evaluated."""
     import numpy as np
 
-    jobs = {
-        "asr": lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32)),
-        "tts": lambda: b"".join(engines.tts.synthesize("Ready.")),
-        "llm": lambda: engines.llm.chat(
-            [{"role": "system", "content": persona}, {"role": "user", "content": "Hi"}],
-            max_tokens=1,
+    jobs = {  # role: (Engines attribute, one inference)
+        "asr": ("asr", lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32))),
+        "tts": ("tts", lambda: b"".join(engines.tts.synthesize("Ready."))),
+        "embed": ("embedder", lambda: engines.embedder.embed(["ready"])),
+        "llm": (
+            "llm",
+            lambda: engines.llm.chat(
+                [{"role": "system", "content": persona}, {"role": "user", "content": "Hi"}],
+                max_tokens=1,
+            ),
         ),
     }
-    for role, job in jobs.items():
-        if getattr(engines, role) is None:
+    for role, (attribute, job) in jobs.items():
+        if getattr(engines, attribute) is None:
             continue
         try:
             job()
         except Exception as exc:
             engines.problems[role] = f"{role} model failed its first inference: {exc}"
             log.error("%s", engines.problems[role])
-            setattr(engines, role, None)
+            setattr(engines, attribute, None)

@@ -21,6 +21,7 @@ from fayd.agent.engines import Engines, load_engines
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
 from fayd.errors import FaydError
+from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
 from fayd.service.looplag import LoopLag
@@ -104,6 +105,8 @@ class Daemon:
             log.info("stopping")
             self.notifier.stopping()
             await self.supervisor.stop()
+            if hasattr(self, "agent"):
+                await self.agent.close()
             with contextlib.suppress(FileNotFoundError):
                 cfg.runtime_path.unlink()
             await asyncio.to_thread(self.store.close)
@@ -123,7 +126,15 @@ class Daemon:
             keepalive=cfg.mqtt.keepalive_s,
             queue_size=cfg.mqtt.queue_size,
         )
-        self.agent = Agent(self.engines.llm, store, cfg.agent, cfg.llm)
+        memory = None
+        if self.engines.embedder is not None:
+            memory = Memory(
+                store,
+                self.engines.embedder,
+                ImportanceScorer(self.engines.llm),
+                MemoryConfig(default_user=cfg.agent.default_user),
+            )
+        self.agent = Agent(self.engines.llm, store, cfg.agent, cfg.llm, memory)
         self.hub = DeviceHub(cfg, store, self.engines, self.agent, self.link)
         await self.hub.load_known()
         self.api = ApiServer(build_app(self.status, self.say), cfg.api.host, cfg.api.port)
@@ -205,7 +216,7 @@ class Daemon:
                 "file": self.engines.files.get(role),
                 "problem": self.engines.problems.get(role),
             }
-            for role in ("vad", "asr", "llm", "tts")
+            for role in ("vad", "asr", "llm", "tts", "embed")
         }
         return {
             "version": __version__,
