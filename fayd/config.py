@@ -52,6 +52,21 @@ class MqttConfig:
 
 
 @dataclass(frozen=True)
+class SerialConfig:
+    """Devices on USB/UART serial ports (the same frames as MQTT; docs/protocol.md)."""
+
+    enabled: bool = True
+    #: Ports to watch. The udev rules name fayd's boards /dev/fayd/…; add /dev/ttyUSB* or
+    #: /dev/ttyACM* for boards without them (fayd would then also open other serial gadgets).
+    patterns: tuple[str, ...] = ("/dev/fayd/*",)
+    baudrate: int = 921600
+    #: How often the ports are looked for (hot-plug), seconds.
+    poll_s: float = 1.0
+    queue_size: int = 256
+    max_backoff_s: float = 5.0
+
+
+@dataclass(frozen=True)
 class ApiConfig:
     """The local control API used by the CLI (``fayd status``, ``fayd say``)."""
 
@@ -106,6 +121,8 @@ class AgentConfig:
     )
     #: Earlier exchanges of the same conversation sent to the model.
     history_turns: int = 4
+    #: Your own action_rules.csv (seed 000's format); empty = the one fayd ships.
+    action_rules: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,6 +136,7 @@ class Config:
 
     paths: PathsConfig = field(default_factory=PathsConfig)
     mqtt: MqttConfig = field(default_factory=MqttConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
     api: ApiConfig = field(default_factory=ApiConfig)
     llm: LlmConfig = field(default_factory=LlmConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
@@ -180,6 +198,12 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
         return float(value)
     if typ is str and isinstance(value, str):
         return value
+    if typ == tuple[str, ...]:
+        if isinstance(value, str):  # from the environment: comma-separated
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
     if isinstance(value, str):  # environment values are always strings
         if typ is bool and value.lower() in _BOOLS:
             return _BOOLS[value.lower()]

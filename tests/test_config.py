@@ -76,3 +76,14 @@ def test_state_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert load_config(environ={}).state_dir == tmp_path / "fayd"
     cfg = load_config(environ={"FAYD_PATHS_STATE_DIR": "/srv/f"})
     assert cfg.db_path == Path("/srv/f/fayd.db")
+
+
+def test_lists_from_file_and_environment(tmp_path: Path) -> None:
+    f = tmp_path / "fayd.toml"
+    f.write_text('[serial]\npatterns = ["/dev/fayd/*", "/dev/ttyACM*"]\n')
+    assert load_config(f, environ={}).serial.patterns == ("/dev/fayd/*", "/dev/ttyACM*")
+    env = {"FAYD_SERIAL_PATTERNS": "/dev/ttyUSB*, /dev/ttyACM*"}
+    assert load_config(environ=env).serial.patterns == ("/dev/ttyUSB*", "/dev/ttyACM*")
+    f.write_text("[serial]\npatterns = [1]\n")
+    with pytest.raises(ConfigError, match="serial.patterns: expected a list of strings"):
+        load_config(f, environ={})

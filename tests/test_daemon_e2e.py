@@ -8,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from fayd.agent.expression import load_rules, sentiment
 from fayd.devices.simulator import SimDevice
 from fayd.protocol import AudioChunk
 
@@ -44,6 +45,10 @@ async def test_a_real_voice_turn(daemon: DaemonProcess, speak) -> None:
     spoken = [h for h in audio if h.text]
     assert " ".join(h.text for h in spoken) == reply.text
     assert all(h.lips and h.time and h.time > 0 for h in spoken)
+    # Seed 000's semantics ride on every spoken chunk: Sentiment always, Action by the rules.
+    rules = load_rules()
+    assert all(h.sentiment == sentiment(h.text) for h in spoken)
+    assert all(h.action == rules.match(h.text) for h in spoken)
     chunks = [f for k, f in reply.frames if k == "audio"]
     assert chunks[0].start and chunks[-1].end
     assert [c.seq for c in chunks] == list(range(len(chunks)))

@@ -37,6 +37,9 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     print(f"config: {status['config']}; state: {status['state_dir']}")
     embedded = " (embedded)" if broker["embedded"] else ""
     print(f"broker: {broker['url']}{embedded}, {link}")
+    for port in status.get("serial") or []:
+        state = "open" if port["open"] else f"closed ({port['last_error']})"
+        print(f"serial: {port['port']} {state}, device {port['device'] or '(no hello yet)'}")
     for role, model in status["models"].items():
         print(f"model {role:4} {'ok     ' + str(model['file']) if model['ok'] else 'MISSING'}")
         if not model["ok"]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from fayd.agent import Agent
 from fayd.agent.engines import Engines
+from fayd.agent.expression import ActionRules
 from fayd.config import Config
 from fayd.devices.conversation import Conversation, Gates
 from fayd.devices.reply import ReplyOutput, Sender
@@ -56,9 +57,16 @@ class DeviceState:
 
 class DeviceHub:
     def __init__(
-        self, cfg: Config, store: Store, engines: Engines, agent: Agent, sender: Sender
+        self,
+        cfg: Config,
+        store: Store,
+        engines: Engines,
+        agent: Agent,
+        sender: Sender,
+        rules: ActionRules | None = None,
     ) -> None:
         self.cfg = cfg
+        self.rules = rules
         self.store = store
         self.engines = engines
         self.agent = agent
@@ -187,7 +195,7 @@ class DeviceHub:
     def _output(self, state: DeviceState) -> ReplyOutput:
         tts = self.engines.tts if state.has_role("speaker") else None
         out_rate = state.hello.audio_out.rate if state.hello and state.hello.audio_out else None
-        return ReplyOutput(self.sender, tts, state.id, out_rate)
+        return ReplyOutput(self.sender, tts, state.id, out_rate, self.rules)
 
     async def load_known(self) -> None:
         """Devices seen before this start keep their roles until they say hello again."""

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from fayd.agent import Turn
+from fayd.agent.expression import ActionRules, sentiment
 from fayd.protocol import AudioChunk, Human, chunk_pcm
 from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
 
@@ -20,8 +21,16 @@ class Sender(Protocol):
 
 
 class ReplyOutput:
-    def __init__(self, sender: Sender, tts: Any, device: str, out_rate: int | None) -> None:
+    def __init__(
+        self,
+        sender: Sender,
+        tts: Any,
+        device: str,
+        out_rate: int | None,
+        rules: ActionRules | None = None,
+    ) -> None:
         self.sender = sender
+        self.rules = rules
         self.tts = tts
         self.device = device
         self.out_rate = out_rate
@@ -36,9 +45,11 @@ class ReplyOutput:
         try:
             async for sentence in sentences:
                 first = index == 0
-                self.sender.send(self.device, Human(key="text", text=sentence, is_first=first))
+                feeling = self._expression(sentence)
+                text = Human(key="text", text=sentence, is_first=first, **feeling)
+                self.sender.send(self.device, text)
                 if speak:
-                    seq = await self._speak(turn, sentence, stream, seq, first)
+                    seq = await self._speak(turn, sentence, stream, seq, first, feeling)
                 index += 1
         finally:
             # Closing frames go out even when the reply was cut short (barge-in, error).
@@ -51,7 +62,20 @@ class ReplyOutput:
     def _rate(self) -> int:
         return self.out_rate or self.tts.sample_rate
 
-    async def _speak(self, turn: Turn, sentence: str, stream: int, seq: int, first: bool) -> int:
+    def _expression(self, sentence: str) -> dict[str, Any]:
+        """Seed 000's semantics for a sentence: Sentiment always, Action when a rule fits."""
+        action = self.rules.match(sentence) if self.rules is not None else None
+        return {"sentiment": sentiment(sentence), "action": action}
+
+    async def _speak(
+        self,
+        turn: Turn,
+        sentence: str,
+        stream: int,
+        seq: int,
+        first: bool,
+        feeling: dict[str, Any],
+    ) -> int:
         pcm, lips = await asyncio.to_thread(self._synthesize, sentence)
         turn.mark("tts_first_chunk_ms")
         if not pcm:
@@ -70,6 +94,7 @@ class ReplyOutput:
                 stream=stream,
                 seq=seq,
                 username=turn.user,
+                **feeling,
             ),
         )
         for chunk in chunk_pcm(pcm, rate, stream, first_seq=seq):

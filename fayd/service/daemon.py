@@ -18,6 +18,7 @@ from typing import IO, Any
 from fayd import __version__
 from fayd.agent import Agent, Turn
 from fayd.agent.engines import Engines, load_engines
+from fayd.agent.expression import load_rules
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
 from fayd.errors import FaydError
@@ -29,7 +30,9 @@ from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor
 from fayd.store import Store, records
 from fayd.transport.broker import EmbeddedBroker
+from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
+from fayd.transport.router import Router
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +138,19 @@ class Daemon:
                 MemoryConfig(default_user=cfg.agent.default_user),
             )
         self.agent = Agent(self.engines.llm, store, cfg.agent, cfg.llm, memory)
-        self.hub = DeviceHub(cfg, store, self.engines, self.agent, self.link)
+        self.serial = None
+        if cfg.serial.enabled:
+            self.serial = SerialWatcher(
+                self._inbound,
+                patterns=cfg.serial.patterns,
+                interval=cfg.serial.poll_s,
+                baudrate=cfg.serial.baudrate,
+                queue_size=cfg.serial.queue_size,
+                max_backoff=cfg.serial.max_backoff_s,
+            )
+        rules = load_rules(cfg.agent.action_rules or None)
+        sender = Router(self.link, self.serial)
+        self.hub = DeviceHub(cfg, store, self.engines, self.agent, sender, rules)
         await self.hub.load_known()
         self.api = ApiServer(build_app(self.status, self.say), cfg.api.host, cfg.api.port)
 
@@ -149,6 +164,8 @@ class Daemon:
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         self.supervisor.start("hub", self.hub.run)
+        if self.serial is not None:
+            self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
         self.supervisor.start("looplag", self.loop_lag.run)
 
@@ -226,6 +243,7 @@ class Daemon:
             "config": self.cfg.source or "(embedded defaults)",
             "state_dir": str(self.cfg.state_dir),
             "broker": {"embedded": self.broker is not None, **vars(self.link.status)},
+            "serial": self.serial.status() if self.serial else None,
             "models": models,
             "devices": devices,
             "components": self.supervisor.status(),
