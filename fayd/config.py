@@ -81,6 +81,14 @@ class LlmConfig:
 
     #: A GGUF file; empty = the manifest's default (SmolLM2-135M-Instruct).
     model_path: str = ""
+    #: An OpenAI-compatible server instead of the local model (e.g. llama.cpp's server on
+    #: your LAN: http://192.168.1.20:8080). Empty = the local model.
+    url: str = ""
+    api_key: str = ""
+    #: The model name the server expects, if it serves several.
+    remote_model: str = ""
+    #: Longest wait for the server (connect, first token, between tokens), seconds.
+    timeout_s: float = 30.0
     n_ctx: int = 2048
     threads: int = 2
     max_tokens: int = 96
@@ -91,6 +99,17 @@ class LlmConfig:
 class SpeechConfig:
     """VAD, ASR and TTS."""
 
+    #: "whisper" (faster-whisper, the default model) or "sherpa" (a sherpa-onnx model of
+    #: yours in asr_model: whisper, paraformer, sense_voice or zipformer, see asr_kind).
+    asr_engine: str = "whisper"
+    asr_kind: str = "whisper"
+    #: "piper" or "sherpa" (the same Piper voice through sherpa-onnx).
+    tts_engine: str = "piper"
+    #: Wake word for devices that want one: a bundled name (hey_jarvis, alexa, hey_mycroft,
+    #: hey_rhasspy, okay_nabu) or a .tflite file; empty = no wake word.
+    wake_word: str = ""
+    wake_threshold: float = 0.5
+    wake_refractory_s: float = 2.0
     #: Override files/folders; empty = the manifest's defaults.
     vad_model: str = ""
     asr_model: str = ""

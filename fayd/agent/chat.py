@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayd.config import AgentConfig, LlmConfig
-from fayd.errors import FaydError
+from fayd.errors import FaydError, ModelError
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.memory import Memory
 from fayd.store import Store, records
@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 FIRST_CLAUSE_WORDS = 4
 #: Memories recalled into the prompt of each turn.
 RECALLED = 3
+#: Said when the language model fails (a server that does not answer, an overlong prompt).
+LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not answering."
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
 _DONE = object()
@@ -195,10 +197,17 @@ class Agent:
                 loop.call_soon_threadsafe(queue.put_nowait, _DONE)
 
         worker = asyncio.create_task(asyncio.to_thread(produce))
+        said = False
         try:
             while (item := await queue.get()) is not _DONE:
+                if isinstance(item, ModelError):  # e.g. the LAN server is down: say so
+                    log.error("the language model failed: %s", item)
+                    if not said:
+                        yield LLM_FAILED_REPLY
+                    return
                 if isinstance(item, Exception):
                     raise item
+                said = True
                 yield str(item)
         finally:
             turn.stop.set()

@@ -4,12 +4,14 @@ is reported (file + install command) and the daemon carries on with what still w
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from fayd.config import Config
-from fayd.errors import FaydError, ModelError
+from fayd.errors import ConfigError, FaydError, ModelError
 from fayd.models import check, resolve
 
 log = logging.getLogger(__name__)
@@ -22,6 +24,8 @@ class Engines:
     tts: Any = None
     llm: Any = None
     embedder: Any = None
+    #: Makes one wake-word detector per device (they hold per-stream state); None = off.
+    wake: Callable[[], Any] | None = None
     #: role → what is wrong with it (missing file and how to install it, load error).
     problems: dict[str, str] = field(default_factory=dict)
     #: role → the model file or folder in use.
@@ -61,14 +65,24 @@ def load_engines(cfg: Config) -> Engines:
         return path
 
     def load_asr(files: dict[str, Path]) -> Any:
+        if speech.asr_engine == "sherpa":
+            from fayd.speech.asr_sherpa import SherpaAsr
+
+            return SherpaAsr(
+                files["model"], speech.asr_kind, speech.asr_language, speech.asr_threads
+            )
         from fayd.speech.asr import WhisperAsr
 
         return WhisperAsr(files["model"], speech.asr_language, speech.asr_threads)
 
     def load_tts(files: dict[str, Path]) -> Any:
+        config = Path(speech.tts_config) if speech.tts_config else files.get("config")
+        if speech.tts_engine == "sherpa":
+            from fayd.speech.tts_sherpa import SherpaTts
+
+            return SherpaTts(files["model"], config, cache_dir=cfg.state_dir / "cache" / "tts")
         from fayd.speech.tts import PiperTts
 
-        config = Path(speech.tts_config) if speech.tts_config else files.get("config")
         return PiperTts(files["model"], config)
 
     def load_embedder(files: dict[str, Path]) -> Any:
@@ -81,13 +95,70 @@ def load_engines(cfg: Config) -> Engines:
 
         return LocalLlm(files["model"], n_ctx=llm.n_ctx, threads=llm.threads)
 
+    check_choices(cfg)
     engines.vad_path = attempt("vad", speech.vad_model, load_vad)
     engines.asr = attempt("asr", speech.asr_model, load_asr)
     engines.tts = attempt("tts", speech.tts_model, load_tts)
-    engines.llm = attempt("llm", llm.model_path, load_llm)
+    if llm.url:
+        engines.llm = remote_llm(cfg, engines)
+    else:
+        engines.llm = attempt("llm", llm.model_path, load_llm)
     engines.embedder = attempt("embed", "", load_embedder)
+    if speech.wake_word:
+        engines.wake = wake_factory(cfg, engines)
     warm_up(engines, cfg.agent.persona)
     return engines
+
+
+def check_choices(cfg: Config) -> None:
+    """Engine names are checked here, where the choices are known."""
+    speech = cfg.speech
+    if speech.asr_engine not in ("whisper", "sherpa"):
+        raise ConfigError(f"speech.asr_engine: 'whisper' or 'sherpa', not {speech.asr_engine!r}")
+    if speech.tts_engine not in ("piper", "sherpa"):
+        raise ConfigError(f"speech.tts_engine: 'piper' or 'sherpa', not {speech.tts_engine!r}")
+    if speech.asr_engine == "sherpa" and not speech.asr_model:
+        raise ConfigError(
+            "speech.asr_engine = 'sherpa' needs speech.asr_model: the folder of your sherpa-onnx"
+            " model (no registry package ships one)"
+        )
+
+
+def remote_llm(cfg: Config, engines: Engines) -> Any:
+    """A server on the LAN: kept even when it does not answer yet (it may start later)."""
+    from fayd.llm.remote import RemoteLlm
+
+    llm = cfg.llm
+    client = RemoteLlm(
+        llm.url, model=llm.remote_model, api_key=llm.api_key, timeout_s=llm.timeout_s
+    )
+    engines.files["llm"] = llm.url
+    try:
+        client.models()
+    except FaydError as exc:
+        engines.problems["llm"] = f"LLM server {llm.url} not answering yet: {exc}"
+        log.warning("%s", engines.problems["llm"])
+    return client
+
+
+def wake_factory(cfg: Config, engines: Engines) -> Callable[[], Any] | None:
+    from fayd.speech.wake import BUILTIN, WakeWord, validate_wake_file
+
+    speech = cfg.speech
+    options = {"threshold": speech.wake_threshold, "refractory_s": speech.wake_refractory_s}
+    try:
+        if speech.wake_word in BUILTIN:
+            make = partial(WakeWord, speech.wake_word, **options)
+        else:  # a .tflite of the user's: checked once in a child (a bad one segfaults)
+            validate_wake_file(speech.wake_word)
+            make = partial(WakeWord, model_path=speech.wake_word, validate=False, **options)
+        make().close()  # loads: a missing package or file shows up now, not per device
+        engines.files["wake"] = speech.wake_word
+        return make
+    except (FaydError, OSError, ValueError) as exc:
+        engines.problems["wake"] = f"wake word {speech.wake_word!r} unavailable: {exc}"
+        log.error("%s", engines.problems["wake"])
+        return None
 
 
 def warm_up(engines: Engines, persona: str) -> None:
@@ -109,7 +180,7 @@ def warm_up(engines: Engines, persona: str) -> None:
         ),
     }
     for role, (attribute, job) in jobs.items():
-        if getattr(engines, attribute) is None:
+        if getattr(engines, attribute) is None or role in engines.problems:
             continue
         try:
             job()
