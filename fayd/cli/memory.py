@@ -1,4 +1,4 @@
-"""``fayd memory``: add, search, stats, import-fay, export-fay — without the daemon.
+"""``fayd memory``: add, search, stats, import-fay, export-fay, quarantine — no daemon needed.
 
 The database is opened directly (SQLite WAL lets this run beside the daemon: writes wait for
 each other's transactions). Models load once per command, so a batch search of a thousand
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd.config import Config
-from fayd.memory import BadInput, Memory, NewNode, normalize_tags
+from fayd.memory import BadInput, Memory, NewNode, normalize_tags, quarantine
 from fayd.memory.fay_io import export_fay, import_fay
 from fayd.memory.open import open_memory
 
@@ -55,6 +55,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     e.add_argument("dir")
     e.add_argument("--user", help="only this user, flat into DIR")
     e.set_defaults(func=cmd_export)
+
+    q = sub.add_parser("quarantine", help="review writes held out of live memory")
+    qsub = q.add_subparsers(dest="quarantine_command", required=True, metavar="ACTION")
+    ql = qsub.add_parser("list", help="held items (pending unless --status)")
+    ql.add_argument(
+        "--status", default="pending", choices=["pending", "approved", "rejected", "all"]
+    )
+    ql.add_argument("--json", action="store_true", help="one JSON object per line")
+    ql.set_defaults(func=cmd_quarantine_list)
+    for name, helptext in (
+        ("approve", "write the held item to live memory"),
+        ("reject", "discard the held item (the record stays)"),
+    ):
+        qa = qsub.add_parser(name, help=helptext)
+        qa.add_argument("id", type=int)
+        qa.set_defaults(func=cmd_quarantine_decide, decision=name)
     return p
 
 
@@ -252,6 +268,47 @@ def cmd_export(cfg: Config, args: argparse.Namespace) -> int:
     finally:
         memory.store.close()
     print(json.dumps(report, ensure_ascii=False))
+    return 0
+
+
+def cmd_quarantine_list(cfg: Config, args: argparse.Namespace) -> int:
+    memory = _open(cfg, args)
+    try:
+        items = quarantine.list_items(memory, None if args.status == "all" else args.status)
+    finally:
+        memory.store.close()
+    for item in items:
+        if args.json:
+            print(json.dumps(item, ensure_ascii=False))
+            continue
+        p = item["payload"]
+        what = p.get("content") or f"{p.get('subject')} {p.get('predicate')} {p.get('object')}"
+        print(
+            f"#{item['id']} {item['status']} {item['item']} user={item['username']}"
+            f" trust={item['trust']} source={item['source'] or '-'}"
+        )
+        print(f"      {' '.join(str(what).split())}")
+        print(f"      why: {item['reason']}")
+    if not args.json:
+        _progress(f"{len(items)} items")
+    return 0
+
+
+def cmd_quarantine_decide(cfg: Config, args: argparse.Namespace) -> int:
+    # Approving a node scores its importance: load the LLM only then.
+    memory = _open(cfg, args, with_llm=args.decision == "approve")
+    try:
+        decide = quarantine.approve if args.decision == "approve" else quarantine.reject
+        item = decide(memory, args.id)
+    finally:
+        memory.store.close()
+    out = {"ok": True, "id": item["id"], "status": item["status"]}
+    result = item.get("result")
+    if isinstance(result, dict):
+        out["node_id" if "node_id" in result else "fact_id"] = result.get(
+            "node_id", result.get("fact", {}).get("id")
+        )
+    print(json.dumps(out, ensure_ascii=False))
     return 0
 
 

@@ -154,6 +154,19 @@ class Memory:
             for i, s in zip(ids, scores, strict=True)
         ]
 
+    def mark_retrieved(
+        self, username: str | None, ids: Sequence[int], now: float | None = None
+    ) -> None:
+        """Count nodes as retrieved now (context assembly searches stateless, then marks
+        only the nodes that made it into the prompt)."""
+        now = time.time() if now is None else now
+        with self._lock:
+            index = self._index(self._user(username))
+            known = [int(i) for i in ids if int(i) in index.pos]
+            if known:
+                self.store.call(db_nodes.touch, known, now, index.max_step)
+                index.touch(np.array([index.pos[i] for i in known], np.int64), now)
+
     def get_recent(
         self,
         username: str | None = None,

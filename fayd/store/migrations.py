@@ -116,7 +116,74 @@ def m002_memory(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_spine, m002_memory]
+def m003_memory_jiyi(db: sqlite_utils.Database) -> None:
+    """Memory jobs' last runs, jiyi's semantic facts and working memory, and the quarantine.
+
+    A fact is never deleted: a newer conflicting one closes it (``valid_to``), so "what was
+    true on date D" stays answerable. Scope ``household`` rows are visible to every user.
+    """
+    db.execute(
+        """CREATE TABLE memory_jobs (
+            name TEXT PRIMARY KEY,
+            last_slot REAL NOT NULL,        -- the scheduled time (UTC epoch) last claimed
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            status TEXT NOT NULL,           -- running | ok | error
+            detail TEXT NOT NULL DEFAULT '' -- JSON summary or the error
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE memory_facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            scope TEXT NOT NULL DEFAULT 'user' CHECK (scope IN ('user', 'household')),
+            subject TEXT NOT NULL CHECK (length(trim(subject)) > 0),
+            predicate TEXT NOT NULL CHECK (length(trim(predicate)) > 0),
+            object TEXT NOT NULL CHECK (length(trim(object)) > 0),
+            valid_from REAL NOT NULL,
+            valid_to REAL,                  -- NULL: still valid
+            trust TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            closed_by INTEGER REFERENCES memory_facts (id)
+        )"""
+    )
+    db.execute(
+        "CREATE INDEX memory_facts_key ON memory_facts"
+        " (username, scope, subject COLLATE NOCASE, predicate COLLATE NOCASE, valid_to)"
+    )
+    db.execute(
+        """CREATE TABLE memory_working (
+            username TEXT NOT NULL,
+            session TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            updated_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            PRIMARY KEY (username, session, key)
+        ) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX memory_working_expiry ON memory_working (expires_at)")
+    db.execute(
+        """CREATE TABLE memory_quarantine (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            item TEXT NOT NULL CHECK (item IN ('node', 'fact')),
+            username TEXT NOT NULL,
+            payload TEXT NOT NULL,          -- JSON: the write, replayed on approval
+            trust TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT '',
+            reason TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'approved', 'rejected')),
+            decided_at REAL,
+            result_id INTEGER               -- the node or fact written on approval
+        )"""
+    )
+    db.execute("CREATE INDEX memory_quarantine_status ON memory_quarantine (status, id)")
+
+
+MIGRATIONS: list[Migration] = [m001_spine, m002_memory, m003_memory_jiyi]
 
 
 def apply_migrations(db: sqlite_utils.Database, migrations: list[Migration]) -> list[str]:

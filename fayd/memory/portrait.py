@@ -1,0 +1,117 @@
+"""The user portrait (Fay's ``perform_user_portrait_analysis``): who this person is.
+
+Daily, for each user who talked since the last run: the old portrait and the day's
+conversation nodes (newest kept first when they do not all fit the model's context) go to
+the LLM, which writes the new portrait. It is the stream's "index": a short profile read
+before the details. At most 1000 characters, cut between sentences, never inside one.
+A failed call or an empty answer keeps the old portrait.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from fayd.memory import nodes as db_nodes
+from fayd.memory.budget import context_size, counter
+
+log = logging.getLogger(__name__)
+
+MAX_CHARS = 1000
+ANSWER_TOKENS = 300
+#: Fay's six dimensions, the last being the relationship with the companion itself.
+SYSTEM = (
+    "You are {agent}, a caring companion. You keep a short profile of {user}: who they are, "
+    "their personality, interests, daily habits, needs and worries, and their relationship "
+    "with you. Write plain sentences, no lists, at most 150 words."
+)
+PROMPT = (
+    "The current profile of {user}:\n{old}\n\nToday's conversations:\n{talk}\n\n"
+    "Write the updated profile of {user}. Keep what is still true, add what is new."
+)
+
+
+def conversations(memory: Any, username: str, since: float, now: float) -> list[dict[str, Any]]:
+    """The user's conversation nodes written in (since, now], newest first."""
+
+    def run(db) -> list[dict[str, Any]]:
+        ids = db_nodes.select_ids(
+            db,
+            username,
+            200,
+            "conversation",
+            order="n.created_at DESC, n.id DESC",
+            where=f"n.created_at > {float(since)!r} AND n.created_at <= {float(now)!r}",
+        )
+        found = db_nodes.fetch_nodes(db, ids)
+        return [found[i] for i in ids]
+
+    return memory.store.call(run)
+
+
+def fit_chars(text: str, limit: int = MAX_CHARS) -> str:
+    """``text`` whitespace-normalised, cut after the last whole sentence within ``limit``
+    (a single longer sentence: at the last word, with an ellipsis)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    sentences = re.split(r"(?<=[.!?。！？])\s*", text)
+    out = ""
+    for sentence in sentences:
+        joined = f"{out} {sentence}".strip() if out else sentence
+        if len(joined) > limit:
+            break
+        out = joined
+    if out:
+        return out
+    return text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def portrait_user(
+    memory: Any, llm: Any, username: str, since: float, now: float, agent_name: str = "Fay"
+) -> dict[str, Any]:
+    talk = conversations(memory, username, since, now)
+    if not talk:
+        return {"user": username, "skipped": "no conversations"}
+    old = memory.get_user_profile(username)["portrait"] or "(none yet)"
+    count = counter(llm)
+    fields = {"agent": agent_name, "user": username}
+    system = SYSTEM.format(**fields)
+    overhead = count(system) + count(PROMPT.format(old=old, talk="", **fields))
+    budget = context_size(llm) - overhead - ANSWER_TOKENS - 64
+    lines: list[str] = []
+    for node in talk:  # newest first: the oldest are the ones left out
+        line = f"[{node['datetime']}] {' '.join(node['content'].split())}"
+        cost = count(line) + 1
+        if cost > budget:
+            break
+        lines.append(line)
+        budget -= cost
+    talk_text = "\n".join(reversed(lines))  # oldest first, as it happened
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": PROMPT.format(old=old, talk=talk_text, **fields)},
+    ]
+    answer = llm.chat(messages, max_tokens=ANSWER_TOKENS, temperature=0.3)
+    portrait = fit_chars(answer)
+    if len(portrait) < 10:
+        log.warning("portrait for %s: unusable answer %r, the old one is kept", username, answer)
+        return {"user": username, "skipped": "unusable answer"}
+    memory.set_user_profile(username, portrait)
+    return {"user": username, "chars": len(portrait), "conversations": len(lines)}
+
+
+def run_portrait(
+    memory: Any, llm: Any, now: float, since: float | None, agent_name: str = "Fay"
+) -> dict[str, Any]:
+    """The job: every user with conversations since the last run (else the last day)."""
+    since = now - 86400 if since is None else since
+    report = []
+    for user in memory.store.call(db_nodes.users):
+        try:
+            report.append(portrait_user(memory, llm, user, since, now, agent_name))
+        except Exception as exc:  # one user's failed model call must not stop the others
+            log.error("portrait for %s failed: %s", user, exc)
+            report.append({"user": user, "error": f"{type(exc).__name__}: {exc}"})
+    return {"users": report}
