@@ -7,22 +7,25 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, ModelError
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.memory import Memory
+from fayd.memory.budget import context_size, counter
+from fayd.memory.context import assemble
 from fayd.store import Store, records
 
 log = logging.getLogger(__name__)
 
 #: Speech starts after a first clause of this many words, not a whole first sentence.
 FIRST_CLAUSE_WORDS = 4
-#: Memories recalled into the prompt of each turn.
-RECALLED = 3
+#: Most tokens of memory context put into one turn's prompt.
+CONTEXT_TOKENS = 600
 #: Said when the language model fails (a server that does not answer, an overlong prompt).
 LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not answering."
 #: Said when the language model is not installed, so a voice device still gets an answer.
@@ -60,8 +63,10 @@ class Agent:
         agent: AgentConfig,
         llm_cfg: LlmConfig,
         memory: Memory | None = None,
+        playbooks_dir: Path | None = None,
     ) -> None:
         self.llm = llm
+        self.playbooks_dir = playbooks_dir
         self.store = store
         self.cfg = agent
         self.llm_cfg = llm_cfg
@@ -69,18 +74,11 @@ class Agent:
         self._writes: set[asyncio.Task[None]] = set()
 
     def messages(
-        self,
-        history: list[dict[str, str]],
-        question: str,
-        memories: Sequence[dict[str, Any]] = (),
-        user: str = "",
+        self, history: list[dict[str, str]], question: str, context: str = ""
     ) -> list[dict[str, str]]:
         # The persona comes first and never changes, so llama.cpp reuses its evaluated
-        # prefix from one turn to the next; memories follow it.
-        content = self.cfg.persona
-        if memories:
-            lines = "\n".join(f"- [{m['datetime']}] {m['content']}" for m in memories)
-            content += f"\n\nWhat you remember that may help with {user}:\n{lines}"
+        # prefix from one turn to the next; the memory context follows it.
+        content = f"{self.cfg.persona}\n\n{context}" if context else self.cfg.persona
         system = {"role": "system", "content": content}
         return [system, *history, {"role": "user", "content": question}]
 
@@ -88,8 +86,8 @@ class Agent:
         """Yield the reply's sentences as the model writes them; store the turn at the end."""
         conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
         history = await self.store.run(records.history, conversation, self.cfg.history_turns)
-        memories = await self._recall(turn)
-        messages = self.messages(history, turn.question, memories, turn.user)
+        context = await self._context(turn, conversation, history)
+        messages = self.messages(history, turn.question, context)
         deltas = self._generate(messages, turn)
         think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
         try:
@@ -116,26 +114,36 @@ class Agent:
                 )
                 self._memorize(turn, conversation)
 
-    async def _recall(self, turn: Turn) -> list[dict[str, Any]]:
-        """The memories most relevant to the question (Fay's chat weighting)."""
+    async def _context(self, turn: Turn, conversation: int, history: list[dict[str, str]]) -> str:
+        """What memory has for this turn (rules, portrait, facts, notes, playbooks, recalled
+        nodes), packed into what the model's context has left after persona, history and
+        the reply."""
         if self.memory is None:
-            return []
-        memory = self.memory
+            return ""
+        memory, count = self.memory, counter(self.llm)
+        used = count(self.cfg.persona) + sum(count(m["content"]) for m in history)
+        budget = min(
+            CONTEXT_TOKENS,
+            context_size(self.llm) - used - count(turn.question) - self.llm_cfg.max_tokens - 64,
+        )
+        if budget <= 0:
+            return ""
         try:
-            found = await asyncio.to_thread(
-                lambda: memory.search(
-                    turn.question,
-                    turn.user,
-                    n=RECALLED,
-                    stateless=False,
-                    weights=memory.cfg.chat_weights,
-                )
+            context = await asyncio.to_thread(
+                assemble,
+                memory,
+                turn.user,
+                turn.question,
+                conversation,
+                budget,
+                count,
+                playbooks_dir=self.playbooks_dir,
             )
         except FaydError as exc:  # a reply without memories beats no reply
-            log.warning("memory search failed: %s", exc)
-            return []
+            log.warning("memory context failed: %s", exc)
+            return ""
         turn.mark("recall_ms")
-        return found
+        return context
 
     def _memorize(self, turn: Turn, conversation: int) -> None:
         """Store the exchange as a conversation node, after the reply (importance costs an

@@ -13,6 +13,8 @@ import anyio
 from mcp.server import MCPServer
 
 from fayd.memory import BadInput, Memory
+from fayd.memory.provenance import AGENT
+from fayd.memory.quarantine import guarded_remember
 from fayd.memory.tags import KIND_ENUM
 
 NodeType = Literal["all", "observation", "conversation", "reflection"]
@@ -52,17 +54,24 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         username: str = "",
     ) -> str:
         try:
+            # An MCP client is another agent: its writes are agent_derived, and one that
+            # reads like an instruction to the model waits in the quarantine for review.
             node = await call(
-                memory.remember,
+                guarded_remember,
+                memory,
                 content,
-                username=username or None,
-                kind=kind,
-                source=source or "mcp",
-                persistent=persistent,
-                extra_tags=extra_tags,
+                username or None,
+                AGENT,
+                kind,
+                source or "mcp",
+                persistent,
+                extra_tags,
             )
         except BadInput as exc:
             return _json({"ok": False, "error": str(exc)})
+        if not node.get("ok", True):
+            error = f"quarantined #{node['quarantined']} for review: {node['reason']}"
+            return _json({"ok": False, "error": error})
         return _json(
             {
                 "ok": True,
