@@ -193,10 +193,29 @@ developer_install() {
     fi
 
     install_models "$venv"
+    install_test_clients
 
     step "Done. Next:"
     info ".venv/bin/fayd run              # start the daemon in this terminal"
     info ".venv/bin/python -m pytest      # run the tests"
+}
+
+# An MCP client that is not fayd's own SDK, so the tests check fayd's MCP server against an
+# independent implementation. Developer mode only; it lives in tests/.npm (git-ignored).
+INSPECTOR="@modelcontextprotocol/inspector@2.12.0"
+install_test_clients() {
+    step "MCP Inspector (an independent MCP client for the tests)"
+    local prefix="$REPO/tests/.npm"
+    if [ -x "$prefix/node_modules/.bin/mcp-inspector" ] &&
+        grep -q '"version": "2.12.0"' "$prefix/node_modules/@modelcontextprotocol/inspector/package.json" 2>/dev/null; then
+        info "already installed"
+    elif ! command -v npm >/dev/null; then
+        warn "npm not found: the MCP Inspector test will be skipped (apt-get install npm)"
+    else
+        mkdir -p "$prefix"
+        npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$INSPECTOR" ||
+            warn "npm could not install $INSPECTOR: the MCP Inspector test will be skipped"
+    fi
 }
 
 install_models() { # install_models VENV
