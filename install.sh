@@ -195,6 +195,10 @@ developer_install() {
     install_models "$venv"
     install_test_clients
 
+    step "Firmware host tools (MicroPython unix port, umqtt.simple) for the firmware tests"
+    sh "$REPO/firmware/tools/host_setup.sh" "$venv" ||
+        warn "firmware host tools did not install: the firmware host tests will be skipped"
+
     step "Done. Next:"
     info ".venv/bin/fayd run              # start the daemon in this terminal"
     info ".venv/bin/python -m pytest      # run the tests"

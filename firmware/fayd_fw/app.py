@@ -1,0 +1,210 @@
+# The device: config.json -> transport (MQTT or UART) + roles, one cooperative main loop.
+import json
+import time
+
+from fayd_fw import FwError, hw
+from fayd_fw import protocol as p
+
+
+def load_config(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class Device:
+    def __init__(self, cfg, base_dir):
+        self.cfg = cfg
+        self.id = cfg["device"]
+        self.roles = cfg.get("roles", [])
+        hw.setup(cfg)
+        try:
+            from version import FW_VERSION
+        except ImportError:
+            FW_VERSION = "unknown"
+        self.fw = FW_VERSION
+        self.robot = self.screen = self.speaker = self.mic = self.sensor = None
+        if "robot" in self.roles:
+            from fayd_fw.robot import Robot
+
+            self.robot = Robot(cfg, base_dir + "/fayd_fw")
+        if "screen" in self.roles:
+            from fayd_fw.screen import Screen
+
+            self.screen = Screen(cfg)
+        if "speaker" in self.roles:
+            from fayd_fw.speaker import Speaker
+
+            self.speaker = Speaker(cfg)
+        if "mic" in self.roles:
+            from fayd_fw.mic import Mic
+
+            self.mic = Mic(cfg, self.send)
+        if "sensor" in self.roles:
+            from fayd_fw.sensor import Sensor
+
+            self.sensor = Sensor(cfg, self.send)
+        self.inputs = hw.Inputs(cfg)
+        if cfg.get("transport", "mqtt") == "serial":
+            from fayd_fw.transport_uart import UartLink
+
+            self.link = UartLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
+        else:
+            from fayd_fw.transport_mqtt import MqttLink
+
+            self.link = MqttLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
+        self.hb_ms = int(cfg.get("heartbeat_s", 30) * 1000)
+        self.hb_seq = 0
+        self.last_hb = time.ticks_ms()
+        self.started = time.ticks_ms()
+        self.texts = 0
+
+    # --- link ------------------------------------------------------------------------------
+    def send(self, kind, payload, retain=False):
+        """Send one frame; False (and nothing raised) when the link is down."""
+        if not self.link.up:
+            return False
+        try:
+            self.link.send(kind, payload, retain)
+            return True
+        except FwError:
+            return False
+
+    def hello(self):
+        caps = {}
+        for role in (self.robot, self.screen):
+            if role is not None:
+                caps.update(role.caps())
+        frame = p.Hello(
+            self.id,
+            self.roles,
+            self.fw,
+            caps,
+            self.mic.rate if self.mic else None,
+            self.speaker.rate if self.speaker else None,
+            self.cfg.get("user"),
+        )
+        return p.encode("hello", frame)
+
+    def on_up(self):
+        self.send("hello", self.hello(), True)
+        self.send("presence", p.encode("presence", p.Presence(True)), True)
+        hw.record("hello", transport=self.link.name)
+
+    def on_down(self):
+        if self.robot:
+            self.robot.safe_stop()
+        if self.speaker:
+            self.speaker.stop()
+        if self.screen:
+            self.screen.idle()
+        if self.sensor:
+            self.sensor.link_lost()
+
+    # --- frames from fayd --------------------------------------------------------------------
+    def on_frame(self, kind, payload):
+        try:
+            self.handle(kind, p.decode(kind, payload))
+        except FwError as exc:
+            hw.log("bad %s frame: %s" % (kind, exc))
+            if kind != "error":
+                self.send("error", p.encode("error", p.Error(exc.code, str(exc))))
+
+    def handle(self, kind, frame):
+        if kind == "audio":
+            if self.speaker:
+                self.speaker.audio(*frame)
+        elif kind == "human":
+            self.human(p.human_data(frame))
+        elif kind == "command":
+            self.command(frame)
+        elif kind == "ack":
+            if self.sensor:
+                self.sensor.on_ack(frame.get("ref", ""))
+        elif kind == "error":
+            hw.log("fayd: %s: %s" % (frame.get("code"), frame.get("message")))
+        else:
+            raise FwError("fayd may not send %s frames" % kind, "unexpected")
+
+    def human(self, d):
+        key = d.get("Key")
+        action = p.Action(d)
+        text = d.get("Text") if key == "audio" else d.get("Value") if key == "text" else ""
+        hw.record(
+            "rx",
+            kind="human",
+            key=key,
+            text=text or "",
+            first=d.get("IsFirst", 0),
+            end=d.get("IsEnd", 0),
+            action=action and list(action),
+            lips=len(d.get("Lips") or ()),
+        )
+        # A speaker moves with its speech (audio chunks); a silent robot with the text.
+        motion_key = "audio" if self.speaker else "text"
+        if action and self.robot and key == motion_key:
+            self.robot.act(action)
+        if self.screen:
+            if key == "text" and text:
+                self.screen.show_text(text, d.get("IsFirst", 0))
+            if action and text:
+                self.screen.affect(action[2])
+            if key == "audio" and d.get("Lips"):
+                self.screen.lip_track(d["Lips"])
+
+    def command(self, c):
+        name = c.get("name")
+        args = c.get("args") or {}
+        if name == "stop":
+            if self.speaker:
+                self.speaker.stop()
+            if self.screen:
+                self.screen.idle()
+        elif name == "volume" and self.speaker and isinstance(args.get("volume"), int):
+            self.speaker.set_volume(args["volume"])
+        else:
+            raise FwError("unknown command %r" % name, "unknown")
+        hw.record("command", name=name)
+        if c.get("id"):
+            self.send("ack", p.encode("ack", p.Ack(c["id"])))
+
+    # --- inputs and the loop -----------------------------------------------------------------
+    def on_input(self, item):
+        if "text" in item:
+            self.texts += 1
+            self.send(
+                "text",
+                p.encode("text", p.TextIn(item["text"], self.cfg.get("user"), "t-%d" % self.texts)),
+            )
+        elif "sensor" in item and self.sensor:
+            self.sensor.event(item["sensor"], item.get("data") or {})
+        elif item.get("talk") and self.mic:
+            self.mic.talk()
+
+    def step(self):
+        now = time.ticks_ms()
+        self.link.poll(now)
+        for item in self.inputs.poll():
+            try:
+                self.on_input(item)
+            except FwError as exc:
+                hw.log("input %r: %s" % (item, exc))
+        if self.mic:
+            self.mic.tick(now)
+        if self.robot:
+            self.robot.tick(now)
+        if self.screen:
+            self.screen.tick(now)
+        if self.link.up:
+            if self.sensor:
+                self.sensor.replay(now)
+            if time.ticks_diff(now, self.last_hb) >= self.hb_ms:
+                self.last_hb = now
+                self.hb_seq += 1
+                up = time.ticks_diff(now, self.started) / 1000
+                self.send("heartbeat", p.encode("heartbeat", p.Heartbeat(self.hb_seq, up)))
+
+    def run(self, sleep_ms=5):
+        hw.record("boot", device=self.id, fw=self.fw, roles=self.roles)
+        while True:
+            self.step()
+            time.sleep_ms(sleep_ms)

@@ -1,0 +1,204 @@
+"""The MicroPython firmware (firmware/) on the real unix port, against the real daemon and
+its mosquitto: hello and presence, a text turn moving the robot shim by the action rules,
+the screen and speaker shims, and sensor events surviving a broker restart."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from fayd.agent.expression import load_rules
+from fayd.service.harness import DaemonProcess
+
+from .conftest import FIRMWARE, FirmwareProcess
+
+MOTIONS = json.loads((FIRMWARE / "fayd_fw" / "motions.json").read_text())["behaviors"]
+SERVOS = {
+    "head_pan": {"idle": 90, "min": 30, "max": 150, "speed": 240},
+    "head_tilt": {"idle": 90, "min": 60, "max": 130, "speed": 180},
+    "arm_l": {"idle": 100, "min": 0, "max": 180, "speed": 300},
+    "arm_r": {"idle": 100, "min": 0, "max": 180, "speed": 300},
+}
+
+
+def mqtt_config(url: str, device: str, roles: list[str], **extra: object) -> dict:
+    host, port = url.removeprefix("mqtt://").rsplit(":", 1)
+    return {
+        "device": device,
+        "roles": roles,
+        "transport": "mqtt",
+        "mqtt": {"host": host, "port": int(port), "keepalive_s": 10, "backoff_max_s": 1},
+        "heartbeat_s": 5,
+        "robot": {"servos": SERVOS, "idle_ms": 300},
+        "screen": {"size": [128, 64]},
+        "speaker": {"rate": 16000},
+        "sensor": {"slots": 32, "resend_s": 1},
+        **extra,
+    }
+
+
+def expected_keyframes(behavior: str, intensity: float) -> dict[str, list[tuple[float, int]]]:
+    """What the robot must command for one action: the template's offsets from the idle
+    pose scaled by intensity, clamped to each servo's range, durations stretched so no
+    servo moves faster than its speed limit."""
+    out = {}
+    for ch, frames in MOTIONS[behavior].items():
+        s = SERVOS[ch]
+        angle = s["idle"]
+        steps = []
+        for offset, ms in frames:
+            target = max(s["min"], min(s["max"], round(s["idle"] + offset * intensity, 1)))
+            need = int(abs(target - angle) * 1000 / s["speed"] + 0.999)
+            steps.append((target, max(ms, need)))
+            angle = target
+        out[ch] = steps
+    return out
+
+
+def status_device(daemon: DaemonProcess, device: str) -> dict | None:
+    status = json.loads(daemon.cli("status", "--json").stdout)
+    return next((d for d in status["devices"] if d["id"] == device), None)
+
+
+def test_hello_text_turn_moves_the_robot(make_daemon, firmware) -> None:
+    daemon = make_daemon()
+    fw: FirmwareProcess = firmware(
+        mqtt_config(daemon.runtime["mqtt"], "robo-1", ["robot", "screen", "speaker"])
+    )
+    fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
+    device = None
+    for _ in range(50):  # the daemon stores the hello asynchronously; bounded
+        device = status_device(daemon, "robo-1")
+        if device and device["online"]:
+            break
+    assert device and device["online"], daemon.log_text()
+    assert device["fw"] == "0.1.0" and device["roles"] == ["robot", "screen", "speaker"]
+    assert sorted(device["caps"]["servos"]) == sorted(SERVOS) and device["caps"]["screen"] == [
+        128,
+        64,
+    ]
+    assert len(device["caps"]["behaviors"]) >= 12
+
+    fw.inject(text="Hello! Nice to meet you.")
+    done = fw.wait_for(
+        lambda rows: [r for r in rows if r["hw"] == "rx" and r["key"] == "audio" and r["end"]],
+        within_s=120,
+        what="end of the reply",
+    )
+    assert done
+    rows = fw.records()
+    rx = [r for r in rows if r["hw"] == "rx"]
+    spoken = [r for r in rx if r["key"] == "audio" and r["text"]]
+    assert spoken, rx
+    rules = load_rules()
+    for r in spoken:  # the daemon's Action for each chunk is the rules' match of its text
+        match = rules.match(r["text"])
+        assert r["action"] == (
+            [match.code, match.behavior, match.affect, match.intensity, match.priority]
+            if match
+            else None
+        )
+    actions = [r["action"] for r in spoken if r["action"]]
+    assert actions, f"the reply matched no action rule: {spoken}"
+
+    # Each action started a motion, or was dropped for a higher-priority one still running.
+    fw.wait_for(
+        lambda rows: any(r["hw"] == "robot" and r.get("idle") for r in rows),
+        within_s=30,
+        what="idle pose after the motion",
+    )
+    rows = fw.records()
+    robot = [r for r in rows if r["hw"] == "robot"]
+    motions = [r for r in robot if "behavior" in r]
+    dropped = [r for r in robot if "ignored" in r]
+    assert len(motions) + len(dropped) == len(actions)
+    assert [[m["code"], m["behavior"], m["intensity"], m["priority"]] for m in motions] == [
+        [a[0], a[1], a[3], a[4]]
+        for a in actions
+        if [a[0], a[1], a[3], a[4]]
+        in [[m["code"], m["behavior"], m["intensity"], m["priority"]] for m in motions]
+    ]
+    for r in dropped:
+        assert r["why"] == "lower priority" and r["priority"] < next(
+            a[4] for a in actions if a[1] == r["running"]
+        )
+    # The last motion ran in full (template x intensity within the limits), then idle.
+    last = motions[-1]
+    tag = last["motion"]
+    got: dict[str, list[tuple[float, int]]] = {}
+    for r in rows:
+        if r["hw"] == "servo" and r["tag"] == tag:
+            got.setdefault(r["ch"], []).append((r["angle"], r["ms"]))
+    assert got == expected_keyframes(last["behavior"], last["intensity"])
+    idle = [r for r in rows if r["hw"] == "servo" and r["tag"] == "idle"]
+    assert {r["ch"]: r["angle"] for r in idle[-4:]} == {ch: s["idle"] for ch, s in SERVOS.items()}
+
+    # Screen: the reply wrapped to 16 columns, the affect's face, a mouth moving with Lips.
+    texts = " ".join(r["text"] for r in rx if r["key"] == "text" and r["text"])
+    screen = [r for r in rows if r["hw"] == "screen"]
+    shown = [r["lines"] for r in screen if "lines" in r][-1]
+    assert all(len(line) <= 16 for line in shown)
+    assert " ".join(shown) == " ".join(texts.split())[-len(" ".join(shown)) :]
+    assert any(r.get("face") not in (None, "neutral") for r in screen)
+    assert any(r.get("mouth", 0) > 0 for r in screen)
+    # Speaker: every PCM byte of the reply reached the I2S shim.
+    speaker = [r for r in rows if r["hw"] == "speaker"]
+    assert speaker[0].get("start") is not None and speaker[-1].get("end") is not None
+    pcm = (fw.folder / "speaker.pcm").stat().st_size
+    assert pcm > 16000  # at least half a second of 16 kHz speech
+
+
+def events_in_db(daemon: DaemonProcess, device: str) -> list[tuple[int, str, float | None]]:
+    with sqlite3.connect(daemon.state / "fayd.db") as conn:
+        return conn.execute(
+            "SELECT seq, sensor, ts FROM device_events WHERE device = ? ORDER BY seq", [device]
+        ).fetchall()
+
+
+def wait_events(daemon: DaemonProcess, fw: FirmwareProcess, device: str, n: int) -> list:
+    def check(_rows: list) -> list | None:
+        stored = events_in_db(daemon, device)
+        return stored if len(stored) >= n else None
+
+    return fw.wait_for(check, within_s=30, what=f"{n} events stored")  # type: ignore[return-value]
+
+
+def test_sensor_events_survive_a_broker_restart(make_daemon, broker, firmware) -> None:
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    config = mqtt_config(broker.url, "sensor-1", ["sensor"])
+    fw: FirmwareProcess = firmware(config)
+    fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
+    for i in range(5):
+        fw.inject(sensor="door", data={"open": i % 2 == 0})
+    wait_events(daemon, fw, "sensor-1", 5)
+
+    broker.stop()  # the device and fayd both lose the broker
+    fw.wait_for(
+        lambda rows: any(r["hw"] == "link" and r["up"] is False for r in rows), what="link down"
+    )
+    for i in range(5):  # made while offline: buffered in the ring file
+        fw.inject(sensor="bp", data={"sys": 120 + i, "dia": 80})
+    fw.wait_for(lambda rows: sum(r["hw"] == "sensor" and "seq" in r for r in rows) == 10)
+    assert len(events_in_db(daemon, "sensor-1")) == 5
+    broker.start()
+    stored = wait_events(daemon, fw, "sensor-1", 10)
+    assert [seq for seq, _, _ in stored] == list(range(1, 11))  # no loss, no duplicates
+    assert [s for _, s, _ in stored] == ["door"] * 5 + ["bp"] * 5
+    assert all(ts and ts > 1.7e9 for _, _, ts in stored)  # the device clock
+    fw.wait_for(
+        lambda rows: any(r["hw"] == "sensor" and r.get("pending") == 0 for r in rows[-10:]),
+        what="every event acked",
+    )
+
+    # A reboot keeps the sequence number: the next event is 11, stored once.
+    fw.stop()
+    fw.start()
+    fw.inject(sensor="panic", data={"pressed": True})
+    stored = wait_events(daemon, fw, "sensor-1", 11)
+    assert [seq for seq, _, _ in stored] == list(range(1, 12))
+    fw.wait_for(
+        lambda rows: any(r["hw"] == "sensor" and r.get("acked") == 11 for r in rows),
+        what="ack of event 11",
+    )
+    assert not Path(fw.folder / "events.ring").read_bytes().strip()  # nothing left unacked
