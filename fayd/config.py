@@ -48,7 +48,7 @@ class MqttConfig:
     #: Path of the mosquitto binary for the embedded broker.
     mosquitto_bin: str = "mosquitto"
     #: Frames waiting to be published before new ones are dropped with a warning.
-    queue_size: int = 512
+    queue_size: int = 4096
 
 
 @dataclass(frozen=True)

@@ -152,9 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--timeout", type=float, default=120, help="seconds to wait for the reply")
     d.set_defaults(func=cmd_sim)
 
+    from fayd.cli import devices as devices_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
 
+    devices_cli.add_parser(sub)
     memory_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
     return parser

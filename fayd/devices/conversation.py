@@ -54,6 +54,7 @@ class Conversation:
         #: When the device will have played all it was sent (time.monotonic()).
         self.playing_until = 0.0
         self.interrupted = 0
+        self.dropped_turns = 0
 
     @property
     def speaking(self) -> bool:
@@ -67,7 +68,13 @@ class Conversation:
         try:
             self.pending.put_nowait((source, item))
         except asyncio.QueueFull:
-            log.warning("device %s: too many waiting turns, dropping one", self.device)
+            self.dropped_turns += 1
+            if self.dropped_turns in (1, 10, 100) or self.dropped_turns % 1000 == 0:
+                log.warning(
+                    "device %s: too many waiting turns, %d dropped so far",
+                    self.device,
+                    self.dropped_turns,
+                )
 
     def barge_in(self) -> bool:
         """The user started speaking over the reply: stop it now. True if one was stopped."""

@@ -1,13 +1,18 @@
 """The device hub: decodes uplink frames, keeps the registry, and runs each device's
 conversation (voice or text) on its own task. Transports hand frames in; replies go out
-through a Sender. A bad frame gets an error frame back to its device, and nothing else."""
+through a Sender. A bad frame gets an error frame back to its device (at most a burst of
+ERROR_BURST, then one a second per device), and nothing else.
+
+Per-device settings (``fayd devices set``) live in SQLite; the hub reads them at start and
+polls for changes every SETTINGS_POLL_S, so the CLI works with or without the daemon."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
-from typing import Any
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from fayd.agent import Agent
 from fayd.agent.engines import Engines
@@ -15,11 +20,13 @@ from fayd.agent.expression import ActionRules
 from fayd.config import Config
 from fayd.devices.conversation import Conversation, Gates
 from fayd.devices.reply import ReplyOutput, Sender
+from fayd.devices.sensors import EventMemory, EventWriter
 from fayd.devices.voice import ASR_RATE, VoiceInput
 from fayd.errors import ProtocolError
 from fayd.protocol import (
     Ack,
     AudioChunk,
+    Command,
     Error,
     Heartbeat,
     Hello,
@@ -29,8 +36,40 @@ from fayd.protocol import (
     decode,
 )
 from fayd.store import Store, records
+from fayd.store import devices_records as reg
+from fayd.store.devices_records import DeviceSettings
+
+if TYPE_CHECKING:
+    from fayd.memory import Memory
 
 log = logging.getLogger(__name__)
+
+#: Error frames a device gets at once for bad frames; then one per ERROR_EVERY_S.
+ERROR_BURST = 10
+ERROR_EVERY_S = 1.0
+SETTINGS_POLL_S = 1.0
+#: Sensor event sequence numbers are SQLite integers (signed 64-bit).
+SEQ_RANGE = range(-(2**63), 2**63)
+#: The settings a device is told about (``command`` "settings"); ``user`` stays in fayd.
+DEVICE_SIDE = ("wake", "wake_threshold", "volume", "barge_in")
+
+
+@dataclass
+class ErrorBudget:
+    """A token bucket: a flood of garbage gets a few error frames, not one per frame."""
+
+    tokens: float = ERROR_BURST
+    at: float = 0.0
+    suppressed: int = 0
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(ERROR_BURST, self.tokens + (now - self.at) / ERROR_EVERY_S)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.suppressed += 1
+        return False
 
 
 @dataclass
@@ -42,9 +81,14 @@ class DeviceState:
     voice: VoiceInput | None = None
     onset: Any = None  # SpeechOnset, for barge-in while fayd speaks
     conversation: Conversation | None = None
+    settings: DeviceSettings = field(default_factory=DeviceSettings)
+    errors: ErrorBudget = field(default_factory=ErrorBudget)
 
     @property
     def user(self) -> str | None:
+        """The registry's setting wins over what the device says in its hello."""
+        if self.settings.user:
+            return self.settings.user
         return self.hello.user if self.hello else None
 
     def has_role(self, role: str) -> bool:
@@ -64,6 +108,7 @@ class DeviceHub:
         agent: Agent,
         sender: Sender,
         rules: ActionRules | None = None,
+        memory: Memory | None = None,
     ) -> None:
         self.cfg = cfg
         self.rules = rules
@@ -74,8 +119,14 @@ class DeviceHub:
         self.devices: dict[str, DeviceState] = {}
         self.inbox: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue(4096)
         self.gates = Gates()
+        self._budgets: dict[str, ErrorBudget] = {}
         self.dropped = 0
         self.errors_sent = 0
+        self.errors_suppressed = 0
+        self.settings: dict[str, DeviceSettings] = {}
+        self.settings_rev = 0
+        self.memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
+        self.events = EventWriter(store, sender, self.memory.wake if self.memory else None)
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
         """Called by a transport for every uplink frame; never blocks the transport."""
@@ -87,11 +138,21 @@ class DeviceHub:
                 log.warning("device inbox full: %d frames dropped so far", self.dropped)
 
     async def run(self) -> None:
+        helpers = [self.events.run(), self._poll_settings()]
+        if self.memory is not None:
+            helpers.append(self.memory.run())
+        tasks = [asyncio.create_task(h) for h in helpers]
         try:
             while True:
+                for task in tasks:  # a helper that died takes the hub down (and back up)
+                    if task.done():
+                        task.result()
                 device, kind, payload = await self.inbox.get()
                 await self.handle(device, kind, payload)
         finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             conversations = [d.conversation for d in self.devices.values() if d.conversation]
             await asyncio.gather(*(c.stop() for c in conversations), return_exceptions=True)
 
@@ -100,14 +161,41 @@ class DeviceHub:
             frame = decode(kind, payload)
             await self._dispatch(self._state(device), frame)
         except ProtocolError as exc:
-            log.warning("device %s sent a bad %s frame: %s", device, kind, exc)
-            if kind != Error.KIND:  # never answer an error with an error
-                self.errors_sent += 1
-                self.sender.send(device, Error(exc.code, str(exc)))
+            self._refuse(device, kind, exc)
+        except RecursionError:  # JSON nested too deep for the decoder
+            self._refuse(device, kind, ProtocolError(f"{kind} frame is nested too deeply"))
+
+    def _refuse(self, device: str, kind: str, exc: ProtocolError) -> None:
+        budget = self._budget(device)
+        if kind == Error.KIND:  # never answer an error with an error (only log it)
+            if budget.take(time.monotonic()):
+                log.warning("device %s sent a bad error frame: %s", device, exc)
+            else:
+                self.errors_suppressed += 1
+            return
+        if not budget.take(time.monotonic()):
+            self.errors_suppressed += 1
+            return
+        more = f" ({budget.suppressed} more bad frames not answered)" if budget.suppressed else ""
+        budget.suppressed = 0
+        log.warning("device %s sent a bad %s frame: %s%s", device, kind, exc, more)
+        self.errors_sent += 1
+        self.sender.send(device, Error(exc.code, str(exc)))
+
+    def _budget(self, device: str) -> ErrorBudget:
+        state = self.devices.get(device)
+        if state is not None:
+            return state.errors
+        if len(self._budgets) > 1024:  # ids that never said anything valid
+            self._budgets.clear()
+        return self._budgets.setdefault(device, ErrorBudget())
 
     def _state(self, device: str) -> DeviceState:
         if device not in self.devices:
-            self.devices[device] = DeviceState(device)
+            state = DeviceState(device, settings=self.settings.get(device, DeviceSettings()))
+            if device in self._budgets:
+                state.errors = self._budgets.pop(device)
+            self.devices[device] = state
         return self.devices[device]
 
     async def _dispatch(self, state: DeviceState, frame: Any) -> None:
@@ -122,11 +210,12 @@ class DeviceHub:
         elif isinstance(frame, Heartbeat):
             await self.store.run(records.touch_device, state.id)
         elif isinstance(frame, SensorEvent):
-            stored = await self.store.run(records.record_event, state.id, frame)
-            detail = None if stored else "duplicate"
-            self.sender.send(state.id, Ack(ref=str(frame.seq), detail=detail))
+            if frame.seq not in SEQ_RANGE:
+                raise ProtocolError(f"event seq {frame.seq} is not a signed 64-bit integer")
+            await self.events.submit(state.id, frame)  # acked by the writer after its commit
         elif isinstance(frame, Error):
-            log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)
+            if state.errors.take(time.monotonic()):  # a flood of them is not logged
+                log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)
         elif isinstance(frame, Ack):
             log.debug("device %s acks %s", state.id, frame.ref)
         else:
@@ -142,6 +231,7 @@ class DeviceHub:
         log.info(
             "device %s: hello (roles %s, fw %s)", hello.device, ",".join(hello.roles), hello.fw
         )
+        self._tell_settings(state)
 
     def _on_audio(self, state: DeviceState, chunk: AudioChunk) -> None:
         if state.voice is None:
@@ -174,10 +264,78 @@ class DeviceHub:
             state.onset = SpeechOnset(self.engines.vad_path, speech.barge_in_threshold)
 
     def _barge_in_allowed(self, state: DeviceState) -> bool:
-        """Config says on/off; a device can turn it off for itself (caps barge_in=false),
-        e.g. when it has no echo cancellation and would hear its own voice."""
+        """The device's setting (``fayd devices set D barge_in=on|off``) decides when set;
+        otherwise config says on/off and a device can turn it off for itself (caps
+        barge_in=false), e.g. when it has no echo cancellation and would hear its own voice."""
+        if state.settings.barge_in is not None:
+            return state.settings.barge_in
         caps = state.hello.caps if state.hello else {}
         return self.cfg.speech.barge_in and caps.get("barge_in", True) is not False
+
+    # --- the registry's settings --------------------------------------------------------
+    async def _poll_settings(self) -> None:
+        while True:
+            await asyncio.sleep(SETTINGS_POLL_S)
+            try:
+                await self.reload_settings()
+            except Exception as exc:  # a busy or broken disk: try again next time
+                log.warning("could not read device settings: %s", exc)
+
+    async def reload_settings(self) -> None:
+        """Apply settings changed since the last look (by ``fayd devices set``)."""
+        self.settings_rev, changed = await self.store.run(reg.settings_since, self.settings_rev)
+        for device, settings in changed.items():
+            self.settings[device] = settings
+            state = self.devices.get(device)
+            if state is None or state.settings == settings:
+                continue
+            old, state.settings = state.settings, settings
+            log.info("device %s: settings %s", device, settings.to_dict() or "cleared")
+            if old.barge_in != settings.barge_in and state.voice is not None:
+                self._update_onset(state)
+            if state.hello is not None:
+                self._tell_settings(state)
+
+    def _update_onset(self, state: DeviceState) -> None:
+        if not self._barge_in_allowed(state):
+            state.onset = None
+        elif state.onset is None and self.engines.vad_path is not None:
+            from fayd.speech.vad import SpeechOnset
+
+            state.onset = SpeechOnset(self.engines.vad_path, self.cfg.speech.barge_in_threshold)
+
+    def _tell_settings(self, state: DeviceState) -> None:
+        """The device-side settings (volume, wake word) as a ``settings`` command."""
+        args = {k: v for k, v in state.settings.to_dict().items() if k in DEVICE_SIDE}
+        if args:
+            self.sender.send(state.id, Command("settings", args))
+
+    def live_status(self, device: str) -> dict[str, Any]:
+        """What ``fayd status`` adds to a device's stored row: live state and counters."""
+        state = self.devices.get(device)
+        if state is None:
+            return {"speaking": False}
+        out: dict[str, Any] = {
+            "speaking": state.speaking,
+            "user": state.user,
+            "settings": state.settings.to_dict(),
+            "errors_suppressed": state.errors.suppressed,
+        }
+        if state.voice is not None:
+            out["audio"] = state.voice.counters()
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """Frame counters for ``fayd status``."""
+        memory = self.memory
+        return {
+            "inbox_dropped": self.dropped,
+            "errors_sent": self.errors_sent,
+            "errors_suppressed": self.errors_suppressed,
+            "events_stored": self.events.stored,
+            "events_replayed": self.events.replays,
+            "events_remembered": memory.remembered if memory else 0,
+        }
 
     def conversation(self, state: DeviceState) -> Conversation:
         if state.conversation is None:
@@ -198,7 +356,9 @@ class DeviceHub:
         return ReplyOutput(self.sender, tts, state.id, out_rate, self.rules)
 
     async def load_known(self) -> None:
-        """Devices seen before this start keep their roles until they say hello again."""
+        """Devices seen before this start keep their roles until they say hello again;
+        the registry's settings apply from the start."""
+        await self.reload_settings()
         for row in await self.store.run(records.list_devices):
             try:
                 known = {k: v for k, v in row.items() if v is not None}

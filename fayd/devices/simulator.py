@@ -23,7 +23,7 @@ from fayd.protocol import (
     encode,
 )
 from fayd.speech.audio import float_to_pcm16
-from fayd.transport.mqtt import parse_mqtt_url
+from fayd.transport.mqtt import no_delay, parse_mqtt_url
 
 #: 32 ms of 16 kHz audio per frame, like an ESP32 I2S DMA buffer.
 FRAME_SAMPLES = 512
@@ -60,13 +60,16 @@ class SimDevice:
         self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SimDevice:
+        # The client id is the device id: fayd's broker lets a client publish only on the
+        # topics of the device its id names.
         will = aiomqtt.Will(
             self.topics.up(self.device, "presence"), b'{"v":1,"online":false}', 1, True
         )
         self.client = aiomqtt.Client(
-            self.host, self.port, identifier=f"sim-{self.device}", will=will, timeout=10
+            self.host, self.port, identifier=self.device, will=will, timeout=10
         )
         await self.client.__aenter__()
+        no_delay(self.client)
         await self.client.subscribe(self.topics.all_down(self.device), qos=1)
         self._reader = asyncio.create_task(self._read())
         return self

@@ -23,10 +23,13 @@ class VoiceInput:
         self.vad = vad
         self.stream: int | None = None
         self.next_seq = 0
+        #: Frames that arrived, and frames missing by their sequence numbers.
+        self.received = 0
         self.lost = 0
 
     def accept(self, chunk: AudioChunk) -> list[np.ndarray]:
         """The utterances this frame completes (usually none)."""
+        self.received += 1
         if chunk.start or chunk.stream != self.stream:
             self.stream, self.next_seq = chunk.stream, chunk.seq
         if chunk.seq != self.next_seq:
@@ -41,6 +44,9 @@ class VoiceInput:
             segments += self.vad.flush()
             self.stream = None
         return [segment.samples for segment in segments]
+
+    def counters(self) -> dict[str, int]:
+        return {"received": self.received, "lost": self.lost}
 
     @staticmethod
     def samples_16k(chunk: AudioChunk) -> np.ndarray:

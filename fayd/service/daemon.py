@@ -23,6 +23,7 @@ from fayd.config import Config
 from fayd.devices.hub import DeviceHub
 from fayd.errors import FaydError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
+from fayd.memory.jobs import run_jobs_forever
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
 from fayd.service.looplag import LoopLag
@@ -137,7 +138,9 @@ class Daemon:
                 ImportanceScorer(self.engines.llm),
                 MemoryConfig(default_user=cfg.agent.default_user),
             )
-        self.agent = Agent(self.engines.llm, store, cfg.agent, cfg.llm, memory)
+        self.agent = Agent(
+            self.engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks"
+        )
         self.serial = None
         if cfg.serial.enabled:
             self.serial = SerialWatcher(
@@ -150,7 +153,7 @@ class Daemon:
             )
         rules = load_rules(cfg.agent.action_rules or None)
         sender = Router(self.link, self.serial)
-        self.hub = DeviceHub(cfg, store, self.engines, self.agent, sender, rules)
+        self.hub = DeviceHub(cfg, store, self.engines, self.agent, sender, rules, memory)
         await self.hub.load_known()
         self.api = ApiServer(build_app(self.status, self.say), cfg.api.host, cfg.api.port)
 
@@ -160,10 +163,20 @@ class Daemon:
                 cfg.mqtt.embedded_host,
                 cfg.mqtt.embedded_port,
                 cfg.mqtt.mosquitto_bin,
+                prefix=cfg.mqtt.prefix,
             )
+            # The broker's ACL confines each device to its own topics; fayd logs in as its
+            # all-topics user.
+            if self.broker.credentials:
+                self.link.username, self.link.password = self.broker.credentials
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         self.supervisor.start("hub", self.hub.run)
+        if memory is not None:  # reflection (23:00) and portrait (11:30), once when overdue
+            llm, name = self.engines.llm, cfg.agent.agent_name
+            self.supervisor.start(
+                "memory_jobs", lambda: run_jobs_forever(memory, llm, agent_name=name)
+            )
         if self.serial is not None:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
@@ -225,8 +238,7 @@ class Daemon:
         assert self.store is not None
         devices = await self.store.run(records.list_devices)
         for device in devices:
-            state = self.hub.devices.get(device["id"])
-            device["speaking"] = bool(state and state.speaking)
+            device.update(self.hub.live_status(device["id"]))
         models = {
             role: {
                 "ok": role not in self.engines.problems,
@@ -247,7 +259,7 @@ class Daemon:
             "models": models,
             "devices": devices,
             "components": self.supervisor.status(),
-            "frames": {"inbox_dropped": self.hub.dropped, "errors_sent": self.hub.errors_sent},
+            "frames": self.hub.stats(),
             "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
         }

@@ -183,7 +183,32 @@ def m003_memory_jiyi(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX memory_quarantine_status ON memory_quarantine (status, id)")
 
 
-MIGRATIONS: list[Migration] = [m001_spine, m002_memory, m003_memory_jiyi]
+def m004_device_registry(db: sqlite_utils.Database) -> None:
+    """Per-device settings (NULL = not set: the hello or the config decides), and which
+    sensor events are already in the memory stream."""
+    db.execute(
+        """CREATE TABLE device_settings (
+            device TEXT PRIMARY KEY,
+            user TEXT,                 -- the household member the device belongs to
+            wake INTEGER,              -- wake word on (1) / off (0)
+            wake_threshold REAL,       -- 0-1
+            volume INTEGER,            -- 0-100
+            barge_in INTEGER,          -- on (1) / off (0)
+            rev INTEGER NOT NULL,      -- increases with every change (the daemon polls it)
+            updated_at REAL NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE device_events ADD COLUMN remembered INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE device_events SET remembered = 1")  # the past stays as it was
+    db.execute("CREATE INDEX device_events_to_remember ON device_events (id) WHERE remembered = 0")
+
+
+MIGRATIONS: list[Migration] = [
+    m001_spine,
+    m002_memory,
+    m003_memory_jiyi,
+    m004_device_registry,
+]
 
 
 def apply_migrations(db: sqlite_utils.Database, migrations: list[Migration]) -> list[str]:

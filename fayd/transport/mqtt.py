@@ -4,8 +4,10 @@ frames between the broker and two bounded queues. It never decodes: the hub does
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,6 +29,16 @@ def parse_mqtt_url(url: str) -> tuple[str, int]:
     if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
         raise ConfigError(f"mqtt.url: expected mqtt://host[:port] or 'embedded', got {url!r}")
     return parts.hostname, parts.port or 1883
+
+
+def no_delay(client: aiomqtt.Client) -> None:
+    """TCP_NODELAY on a connected client's socket. paho leaves Nagle on, so a small write
+    right after another (a PUBACK, then an ack frame) waited for the broker's delayed ACK:
+    ~40 ms per QoS 1 exchange on loopback (measured), ~1 ms with this."""
+    sock = client._client.socket()  # paho's socket; aiomqtt has no option for this
+    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 @dataclass
@@ -119,6 +131,7 @@ class MqttLink:
             will=will,
             timeout=10,
         ) as client:
+            no_delay(client)
             await client.subscribe(self.topics.all_up, qos=1)
             online = json.dumps({"v": 1, "online": True}).encode()
             await client.publish(self.topics.daemon_status, online, qos=1, retain=True)

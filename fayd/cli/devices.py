@@ -1,0 +1,114 @@
+"""``fayd devices``: the device registry — list devices (presence, last seen, settings) and
+set per-device settings. Works with or without the daemon: it opens the database directly
+(SQLite WAL), and a running daemon picks a change up within a second."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from fayd.config import Config
+from fayd.protocol import check_device_id
+from fayd.store import Store
+from fayd.store import devices_records as reg
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("devices", help="the device registry: list, set per-device settings")
+    p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
+    sub = p.add_subparsers(dest="devices_command", metavar="ACTION")
+    p.set_defaults(func=cmd_list, json=False)
+
+    ls = sub.add_parser("list", help="devices with presence, last seen, user and settings")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=cmd_list)
+
+    st = sub.add_parser(
+        "set",
+        help="set a device's settings: user=NAME wake=on|off wake_threshold=0-1 "
+        "volume=0-100 barge_in=on|off (KEY= unsets)",
+    )
+    st.add_argument("device", help="device id (it need not have connected yet)")
+    st.add_argument("settings", nargs="+", metavar="KEY=VALUE")
+    st.set_defaults(func=cmd_set)
+    return p
+
+
+def _store(cfg: Config, args: argparse.Namespace) -> Store:
+    return Store(args.db or cfg.db_path)
+
+
+def cmd_set(cfg: Config, args: argparse.Namespace) -> int:
+    device = check_device_id(args.device)
+    changes = dict(reg.parse_setting(pair) for pair in args.settings)  # all checked first
+    store = _store(cfg, args)
+    try:
+        store.call(reg.set_settings, device, changes)
+        row = next(r for r in store.call(reg.registry) if r["id"] == device)
+    finally:
+        store.close()
+    print(f"{device}: {_settings_text(row['settings'])}")
+    return 0
+
+
+def cmd_list(cfg: Config, args: argparse.Namespace) -> int:
+    store = _store(cfg, args)
+    try:
+        rows = store.call(reg.registry)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print("no devices yet (a device appears after its hello, or after fayd devices set)")
+        return 0
+    now = time.time()
+    print(f"{'DEVICE':20} {'STATE':8} {'LAST SEEN':10} {'USER':12} {'ROLES':18} SETTINGS")
+    for r in rows:
+        state = "online" if r["online"] else ("offline" if r["last_seen"] else "never")
+        print(
+            f"{r['id']:20} {state:8} {_ago(r['last_seen'], now):10} {r['user'] or '-':12} "
+            f"{','.join(r['roles']) or '-':18} {_settings_text(r['settings'])}"
+        )
+    return 0
+
+
+def _ago(at: float | None, now: float) -> str:
+    if not at:
+        return "-"
+    seconds = max(0.0, now - at)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit} ago"
+    return f"{seconds:.0f}s ago"
+
+
+def _settings_text(settings: dict[str, Any]) -> str:
+    def show(v: Any) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+    return " ".join(f"{k}={show(v)}" for k, v in settings.items()) or "(defaults)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m fayd.cli.devices …``: the same commands before ``fayd`` registers them."""
+    from fayd.config import load_config
+    from fayd.errors import FaydError
+
+    parser = argparse.ArgumentParser(prog="fayd")
+    parser.add_argument("--config")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(load_config(args.config), args) or 0)
+    except FaydError as exc:
+        print(f"fayd: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

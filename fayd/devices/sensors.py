@@ -1,0 +1,227 @@
+"""Sensor events: batched writes (several events per transaction, each acked after its
+commit) and, behind them, their observation memories (SPEC §7).
+
+Neither blocks the hub's frame loop: the hub hands an event to :class:`EventWriter` and
+moves on; the writer commits whatever has gathered, then acks. :class:`EventMemory` follows
+the ``remembered`` flag of ``device_events``, so an event stored just before a restart is
+still remembered after it, exactly once (each node is tagged ``device_event:<id>``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import re
+import time
+from datetime import datetime
+from typing import Any
+
+from fayd.devices.reply import Sender
+from fayd.memory import Memory, NewNode, normalize_tags
+from fayd.memory.errors import BadInput
+from fayd.protocol import Ack, SensorEvent
+from fayd.store import Store
+from fayd.store import devices_records as reg
+
+log = logging.getLogger(__name__)
+
+#: Events committed per transaction at most.
+WRITE_BATCH = 512
+#: Events waiting for their commit before the hub's loop waits for the writer.
+MAX_PENDING = 20_000
+#: Events turned into memories per batch (one embedding call, one transaction).
+MEMORY_BATCH = 32
+#: The memory waits this long after new events to gather a batch (and leave the CPU to
+#: the frames while a burst lasts).
+MEMORY_GATHER_S = 0.5
+#: How long the writer waits for room in the link's outbox for one ack.
+ACK_WAIT_S = 5.0
+#: Importance (1-10) by sensor, without asking the LLM (events can come fast).
+IMPORTANCE = {"panic": 9.0, "fall": 9.0, "bp": 5.0, "temperature": 3.0, "door": 2.0}
+DEFAULT_IMPORTANCE = 2.0
+FAY_TIME = "%Y/%m/%d %H:%M:%S"
+#: A device clock before this (2020-01-01) or over a day ahead is not trusted.
+EARLIEST_TS = 1_577_836_800
+
+
+class EventWriter:
+    def __init__(self, store: Store, sender: Sender, on_stored: Any = None) -> None:
+        self.store = store
+        self.sender = sender
+        self.on_stored = on_stored
+        self.pending: list[tuple[str, SensorEvent]] = []
+        self._wake = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+        self.stored = 0
+        self.replays = 0
+        self.failures = 0
+        self.acks_dropped = 0
+
+    async def submit(self, device: str, event: SensorEvent) -> None:
+        """Queue one event; waits only while MAX_PENDING events await their commit."""
+        await self._room.wait()
+        self.pending.append((device, event))
+        self._wake.set()
+        if len(self.pending) >= MAX_PENDING:
+            self._room.clear()
+
+    async def run(self) -> None:
+        while True:
+            await self._wake.wait()
+            batch, self.pending = self.pending[:WRITE_BATCH], self.pending[WRITE_BATCH:]
+            if not self.pending:
+                self._wake.clear()
+            if len(self.pending) < MAX_PENDING:
+                self._room.set()
+            try:
+                stored = await self.store.run(reg.record_events, batch)
+            except Exception as exc:  # the disk; not acked, so the devices send them again
+                self.failures += 1
+                log.error("could not store %d sensor events: %s", len(batch), exc)
+                await asyncio.sleep(1.0)
+                continue
+            for (device, event), new in zip(batch, stored, strict=True):
+                await self._ack(device, Ack(str(event.seq), detail=None if new else "duplicate"))
+            fresh = sum(stored)
+            self.stored += fresh
+            self.replays += len(stored) - fresh
+            if fresh and self.on_stored:
+                self.on_stored()
+
+    async def _ack(self, device: str, ack: Ack) -> None:
+        """Send, waiting while the link's outbox is full (backpressure: the writer slows
+        to what the link can send instead of dropping acks); after ACK_WAIT_S it gives
+        up and the device, with no ack, sends the event again."""
+        waited = 0.0
+        while not self.sender.send(device, ack):
+            if waited >= ACK_WAIT_S:
+                self.acks_dropped += 1
+                return
+            await asyncio.sleep(0.005)
+            waited += 0.005
+
+
+class EventMemory:
+    """Writes each stored event, once, as an observation of its device's user."""
+
+    def __init__(self, store: Store, memory: Memory, default_user: str) -> None:
+        self.store = store
+        self.memory = memory
+        self.default_user = default_user
+        self._wake = asyncio.Event()
+        self.remembered = 0
+        self.skipped = 0
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def run(self) -> None:
+        self._wake.set()  # catch up on what was stored before a restart
+        while True:
+            # Also look every minute: events written while memory was failing.
+            try:
+                await asyncio.wait_for(self._wake.wait(), 60)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            await asyncio.sleep(MEMORY_GATHER_S)
+            try:
+                while True:
+                    started = time.monotonic()
+                    if not await self._one_batch():
+                        break
+                    # At most half of a core: the frames keep the CPU during a burst.
+                    await asyncio.sleep(time.monotonic() - started)
+            except Exception as exc:
+                log.error("could not remember sensor events (retrying): %s", exc)
+                await asyncio.sleep(5.0)
+                self._wake.set()
+
+    async def _one_batch(self) -> bool:
+        rows = await self.store.run(reg.events_to_remember, MEMORY_BATCH)
+        if not rows:
+            return False
+        nodes, bad = [], []
+        for row in rows:
+            try:
+                nodes.append(self.node(row))
+            except BadInput as exc:  # cannot be a memory; it stays in device_events
+                log.warning("sensor event %s not remembered: %s", row["id"], exc)
+                bad.append(row["id"])
+        if nodes:
+            await asyncio.to_thread(self.memory.add, nodes)
+        await self.store.run(reg.mark_remembered, [r["id"] for r in rows])
+        self.remembered += len(nodes)
+        self.skipped += len(bad)
+        return True
+
+    def node(self, row: dict[str, Any]) -> NewNode:
+        at = event_time(row["ts"], row["received_at"])
+        moment = datetime.fromtimestamp(at)
+        sensor = tag_value(row["sensor"])
+        tags = normalize_tags(
+            "event",
+            row["device"],
+            extra_tags=[
+                "domain:homecare",
+                f"date:{moment:%Y-%m-%d}",
+                f"sensor:{sensor}",
+                f"device_event:{row['id']}",
+            ],
+        )
+        data = json.loads(row["data"]) if row["data"] else {}
+        return NewNode(
+            content=describe(row["sensor"], data, row["device"], moment),
+            username=row["user"] or self.default_user,
+            tags=tags,
+            importance=IMPORTANCE.get(row["sensor"], DEFAULT_IMPORTANCE),
+            datetime=moment.strftime(FAY_TIME),
+        )
+
+
+def event_time(ts: float | None, received_at: float) -> float:
+    """The device's clock when it is plausible, else when fayd received the event."""
+    if ts is not None and math.isfinite(ts) and EARLIEST_TS <= ts <= time.time() + 86400:
+        return ts
+    return received_at
+
+
+def tag_value(text: str) -> str:
+    """A sensor name as one short tag value."""
+    return re.sub(r"\s+", "_", text.strip())[:64] or "unknown"
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _fields(data: dict[str, Any], limit: int = 300) -> str:
+    text = ", ".join(f"{k} {json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe(sensor: str, data: dict[str, Any], device: str, moment: datetime) -> str:
+    """Readable content, e.g. "Blood pressure 152/96 from bp-cuff-1 at 09:12"."""
+    where = f"from {device} at {moment:%H:%M}"
+    name = sensor.strip()[:64] or "unknown"
+    if sensor == "bp" and "sys" in data and "dia" in data:
+        pulse = f", pulse {_num(data['pulse'])}" if "pulse" in data else ""
+        return f"Blood pressure {_num(data['sys'])}/{_num(data['dia'])}{pulse} {where}"
+    if sensor == "temperature":
+        value = next((data[k] for k in ("value", "c", "celsius", "temp") if k in data), None)
+        if value is not None:
+            return f"Temperature {_num(value)} °C {where}"
+    if sensor == "panic":
+        return f"Panic button pressed {where}"
+    if sensor == "door" and "open" in data:
+        return f"Door {'opened' if data['open'] else 'closed'} {where}"
+    if sensor == "bed" and "occupied" in data:
+        return f"Bed {'occupied' if data['occupied'] else 'empty'} {where}"
+    if sensor == "motion":
+        return f"Motion {where}" + (f" ({_fields(data)})" if data else "")
+    return f"Sensor {name} {where}" + (f": {_fields(data)}" if data else "")

@@ -1,0 +1,192 @@
+"""The device registry: per-device settings, the registry listing, batched sensor-event
+writes, and which events are already in the memory stream. Each function takes the
+Database first so it runs inside Store.run/Store.call (one transaction, the writer thread)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from fayd.errors import FaydError
+from fayd.protocol import SensorEvent
+
+USER_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,64}$")
+TRUE = {"on", "true", "yes", "1"}
+FALSE = {"off", "false", "no", "0"}
+
+
+class BadSetting(FaydError):
+    """A ``key=value`` that is not a device setting."""
+
+
+@dataclass(frozen=True)
+class DeviceSettings:
+    """What the household set for one device; None = not set (the hello or config decides)."""
+
+    user: str | None = None
+    wake: bool | None = None
+    wake_threshold: float | None = None
+    volume: int | None = None
+    barge_in: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only the settings that are set."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+KEYS = tuple(f.name for f in dataclasses.fields(DeviceSettings))
+
+
+def _bool(key: str, text: str) -> bool:
+    if text.lower() in TRUE:
+        return True
+    if text.lower() in FALSE:
+        return False
+    raise BadSetting(f"{key} must be on or off, not {text!r}")
+
+
+def parse_setting(pair: str) -> tuple[str, Any]:
+    """``key=value`` → (key, typed value); an empty value unsets the key (None)."""
+    key, sep, text = pair.partition("=")
+    key, text = key.strip().replace("-", "_"), text.strip()
+    if not sep or key not in KEYS:
+        raise BadSetting(f"expected key=value with key one of {', '.join(KEYS)}: {pair!r}")
+    if not text:
+        return key, None
+    if key == "user":
+        if not USER_RE.match(text):
+            raise BadSetting(f"user must be 1-64 printable characters: {text!r}")
+        return key, text
+    if key in ("wake", "barge_in"):
+        return key, _bool(key, text)
+    try:
+        number = float(text) if key == "wake_threshold" else int(text)
+    except ValueError as exc:
+        raise BadSetting(f"{key} must be a number: {text!r}") from exc
+    if key == "wake_threshold" and not 0.0 <= number <= 1.0:
+        raise BadSetting(f"wake_threshold must be between 0 and 1: {text}")
+    if key == "volume" and not 0 <= number <= 100:
+        raise BadSetting(f"volume must be 0-100: {text}")
+    return key, number
+
+
+def _settings(row: dict[str, Any]) -> DeviceSettings:
+    return DeviceSettings(
+        user=row["user"],
+        wake=None if row["wake"] is None else bool(row["wake"]),
+        wake_threshold=row["wake_threshold"],
+        volume=row["volume"],
+        barge_in=None if row["barge_in"] is None else bool(row["barge_in"]),
+    )
+
+
+def set_settings(db: sqlite_utils.Database, device: str, changes: dict[str, Any]) -> int:
+    """Apply ``changes`` (None unsets) to a device, seen or not yet; returns the new rev."""
+    unknown = set(changes) - set(KEYS)
+    if unknown:
+        raise BadSetting(f"unknown settings {sorted(unknown)}")
+    rev = db.execute("SELECT coalesce(max(rev), 0) + 1 FROM device_settings").fetchone()[0]
+    db.execute(
+        "INSERT INTO device_settings (device, rev, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (device) DO UPDATE SET rev = excluded.rev, updated_at = excluded.updated_at",
+        [device, rev, time.time()],
+    )
+    for key, value in changes.items():  # key is one of KEYS (checked above)
+        stored = int(value) if isinstance(value, bool) else value
+        db.execute(f"UPDATE device_settings SET {key} = ? WHERE device = ?", [stored, device])
+    return int(rev)
+
+
+def settings_since(db: sqlite_utils.Database, rev: int) -> tuple[int, dict[str, DeviceSettings]]:
+    """Settings changed after ``rev``: (the latest rev, {device: settings})."""
+    rows = db.execute(
+        "SELECT device, user, wake, wake_threshold, volume, barge_in, rev"
+        " FROM device_settings WHERE rev > ? ORDER BY rev",
+        [rev],
+    ).fetchall()
+    keys = ("device", *KEYS, "rev")
+    changed = {}
+    for values in rows:
+        row = dict(zip(keys, values, strict=True))
+        changed[row["device"]] = _settings(row)
+        rev = max(rev, row["rev"])
+    return rev, changed
+
+
+def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every device seen or configured: presence, last seen, hello, settings, event count."""
+    rows = db.execute(
+        "SELECT i.id, d.roles, d.fw, d.user, d.online, d.first_seen, d.last_seen,"
+        " s.user, s.wake, s.wake_threshold, s.volume, s.barge_in,"
+        " (SELECT count(*) FROM device_events e WHERE e.device = i.id)"
+        " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings) i"
+        " LEFT JOIN devices d ON d.id = i.id LEFT JOIN device_settings s ON s.device = i.id"
+        " ORDER BY i.id"
+    ).fetchall()
+    out = []
+    for r in rows:
+        settings = _settings(dict(zip(("user", *KEYS[1:]), r[7:12], strict=True)))
+        out.append(
+            {
+                "id": r[0],
+                "roles": json.loads(r[1]) if r[1] else [],
+                "fw": r[2],
+                "online": bool(r[4]),
+                "first_seen": r[5],
+                "last_seen": r[6],
+                "user": settings.user or r[3],  # the setting wins over the hello
+                "hello_user": r[3],
+                "settings": settings.to_dict(),
+                "events": r[12],
+            }
+        )
+    return out
+
+
+def record_events(db: sqlite_utils.Database, events: list[tuple[str, SensorEvent]]) -> list[bool]:
+    """Store a batch of sensor events in one transaction; per event, False for a replay
+    (this device and seq were stored before, or earlier in the same batch)."""
+    now = time.time()
+    stored = []
+    for device, event in events:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO device_events (device, seq, sensor, ts, data, received_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [device, event.seq, event.sensor, event.ts, json.dumps(event.data), now],
+        )
+        stored.append(cursor.rowcount == 1)
+    return stored
+
+
+def events_to_remember(db: sqlite_utils.Database, limit: int) -> list[dict[str, Any]]:
+    """The oldest events not yet in the memory stream, with their device's user, minus
+    those a memory node already names (``device_event:<id>``: written, then fayd stopped before
+    marking them)."""
+    rows = db.execute(
+        "SELECT e.id, e.device, e.seq, e.sensor, e.ts, e.data, e.received_at,"
+        " coalesce(s.user, d.user)"
+        " FROM device_events e LEFT JOIN device_settings s ON s.device = e.device"
+        " LEFT JOIN devices d ON d.id = e.device"
+        " WHERE e.remembered = 0 ORDER BY e.id LIMIT ?",
+        [limit],
+    ).fetchall()
+    keys = ("id", "device", "seq", "sensor", "ts", "data", "received_at", "user")
+    events = [dict(zip(keys, r, strict=True)) for r in rows]
+    if not events:
+        return []
+    tags = [f"device_event:{e['id']}" for e in events]
+    marks = ",".join("?" * len(tags))
+    done = {t for (t,) in db.execute(f"SELECT tag FROM memory_tags WHERE tag IN ({marks})", tags)}
+    if done:
+        mark_remembered(db, [int(t.split(":")[1]) for t in done])
+    return [e for e, t in zip(events, tags, strict=True) if t not in done]
+
+
+def mark_remembered(db: sqlite_utils.Database, ids: list[int]) -> None:
+    db.conn.executemany("UPDATE device_events SET remembered = 1 WHERE id = ?", [(i,) for i in ids])

@@ -1,0 +1,146 @@
+"""The device registry on a real SQLite file: settings, the listing, batched event writes,
+sensor events as memory nodes, and ``fayd devices`` without the daemon."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from fayd.devices.sensors import EventMemory, describe, event_time
+from fayd.protocol import Hello, SensorEvent
+from fayd.store import Store, records
+from fayd.store import devices_records as reg
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    s = Store(tmp_path / "fayd.db")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize(
+    ("pair", "expected"),
+    [
+        ("user=ann", ("user", "ann")),
+        ("wake=on", ("wake", True)),
+        ("wake=OFF", ("wake", False)),
+        ("wake-threshold=0.4", ("wake_threshold", 0.4)),
+        ("volume=70", ("volume", 70)),
+        ("barge_in=no", ("barge_in", False)),
+        ("user=", ("user", None)),
+    ],
+)
+def test_parse_setting(pair: str, expected: tuple) -> None:
+    assert reg.parse_setting(pair) == expected
+
+
+@pytest.mark.parametrize(
+    "pair", ["volume=101", "volume=loud", "wake=maybe", "wake_threshold=2", "colour=red", "user"]
+)
+def test_bad_settings_are_refused(pair: str) -> None:
+    with pytest.raises(reg.BadSetting):
+        reg.parse_setting(pair)
+
+
+def test_settings_persist_and_report_changes_by_revision(store: Store) -> None:
+    rev0, _ = store.call(reg.settings_since, 0)
+    store.call(reg.set_settings, "k1", {"user": "ann", "volume": 40})
+    rev1, changed = store.call(reg.settings_since, rev0)
+    assert changed == {"k1": reg.DeviceSettings(user="ann", volume=40)}
+    assert store.call(reg.settings_since, rev1) == (rev1, {})
+    store.call(reg.set_settings, "k1", {"volume": None, "wake": True})
+    _, changed = store.call(reg.settings_since, rev1)
+    assert changed["k1"] == reg.DeviceSettings(user="ann", wake=True)
+
+
+def test_registry_lists_seen_and_configured_devices(store: Store) -> None:
+    store.call(records.upsert_device, Hello("seen-1", ("mic",), user="bob"))
+    store.call(records.set_presence, "seen-1", False)
+    store.call(reg.set_settings, "later-1", {"volume": 10})
+    store.call(reg.set_settings, "seen-1", {"user": "carol"})
+    rows = {r["id"]: r for r in store.call(reg.registry)}
+    assert rows["seen-1"]["user"] == "carol" and rows["seen-1"]["hello_user"] == "bob"
+    assert rows["seen-1"]["online"] is False and rows["seen-1"]["last_seen"] > 0
+    assert rows["later-1"]["last_seen"] is None and rows["later-1"]["settings"] == {"volume": 10}
+
+
+def test_a_batch_stores_each_event_once(store: Store) -> None:
+    e = SensorEvent(seq=1, sensor="door", data={"open": True})
+    batch = [("d1", e), ("d1", e), ("d2", e), ("d1", SensorEvent(seq=2, sensor="door"))]
+    assert store.call(reg.record_events, batch) == [True, False, True, True]
+    assert store.call(reg.record_events, batch[:1]) == [False]
+
+
+def test_content_is_readable() -> None:
+    at = datetime(2025, 3, 4, 9, 12)
+    assert describe("bp", {"sys": 152, "dia": 96}, "bp-cuff-1", at) == (
+        "Blood pressure 152/96 from bp-cuff-1 at 09:12"
+    )
+    assert describe("panic", {}, "btn", at) == "Panic button pressed from btn at 09:12"
+    assert describe("door", {"open": False}, "d", at) == "Door closed from d at 09:12"
+    weird = describe("x\ny", {"k": "v" * 1000}, "d", at)
+    assert weird.startswith("Sensor x\ny from d at 09:12: k ") and len(weird) < 400
+    assert event_time(float("inf"), 5.0) == 5.0 and event_time(10.0, 5.0) == 5.0
+
+
+class FakeMemory:
+    """Records the batches (the real Memory is exercised end to end in test_devices_e2e)."""
+
+    def __init__(self) -> None:
+        self.batches: list[list] = []
+
+    def add(self, nodes: list) -> list:
+        self.batches.append(nodes)
+        return []
+
+
+async def test_events_become_tagged_nodes_once(store: Store) -> None:
+    store.call(reg.set_settings, "cuff", {"user": "ann"})
+    events = [
+        ("cuff", SensorEvent(seq=i, sensor="bp", data={"sys": 150, "dia": 90})) for i in range(3)
+    ]
+    events.append(("cuff", SensorEvent(seq=9, sensor="bed time", ts=1e300)))
+    store.call(reg.record_events, events)
+    memory = FakeMemory()
+    rememberer = EventMemory(store, memory, "household")  # type: ignore[arg-type]
+    while await rememberer._one_batch():
+        pass
+    [nodes] = memory.batches
+    assert [n.username for n in nodes] == ["ann"] * 4
+    first, last = nodes[0], nodes[-1]
+    assert first.content.startswith("Blood pressure 150/90 from cuff at ")
+    date = datetime.now().strftime("%Y-%m-%d")
+    for tag in ("domain:homecare", "kind:event", "source:cuff", "sensor:bp", f"date:{date}"):
+        assert tag in first.tags
+    assert "sensor:bed_time" in last.tags
+    assert not await rememberer._one_batch()  # marked: nothing is remembered twice
+
+
+def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
+    env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def fayd(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "fayd.cli.devices", "devices", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    done = fayd("set", "kitchen-1", "user=ann", "volume=70", "wake=on", "barge_in=off")
+    assert done.returncode == 0, done.stderr
+    assert "user=ann wake=on volume=70 barge_in=off" in done.stdout
+    bad = fayd("set", "kitchen-1", "volume=300")
+    assert bad.returncode == 1 and "volume must be 0-100" in bad.stderr
+    assert fayd("set", "not/an/id", "volume=3").returncode == 1
+    listed = fayd("list")
+    assert listed.returncode == 0 and "kitchen-1" in listed.stdout and "never" in listed.stdout
+    [row] = json.loads(fayd("list", "--json").stdout)
+    assert row["user"] == "ann" and row["settings"]["volume"] == 70
