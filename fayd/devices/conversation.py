@@ -55,6 +55,8 @@ class Conversation:
         self.playing_until = 0.0
         self.interrupted = 0
         self.dropped_turns = 0
+        #: Cleans a transcript before it is answered (the hub removes the wake phrase).
+        self.clean_question: Callable[[str], str] = lambda text: text
 
     @property
     def speaking(self) -> bool:
@@ -121,6 +123,7 @@ class Conversation:
         timings = {}
         if source == "voice":
             question, timings["asr_ms"] = await self.transcribe(item)
+            question = self.clean_question(question)
             if not question:
                 return
         else:

@@ -22,6 +22,7 @@ from fayd.devices.conversation import Conversation, Gates
 from fayd.devices.reply import ReplyOutput, Sender
 from fayd.devices.sensors import EventMemory, EventWriter
 from fayd.devices.voice import ASR_RATE, VoiceInput
+from fayd.devices.wake import WakeGate
 from fayd.errors import ProtocolError
 from fayd.protocol import (
     Ack,
@@ -80,6 +81,7 @@ class DeviceState:
     hello: Hello | None = None
     voice: VoiceInput | None = None
     onset: Any = None  # SpeechOnset, for barge-in while fayd speaks
+    wake: WakeGate | None = None
     conversation: Conversation | None = None
     settings: DeviceSettings = field(default_factory=DeviceSettings)
     errors: ErrorBudget = field(default_factory=ErrorBudget)
@@ -238,13 +240,21 @@ class DeviceHub:
             self._open_voice(state)
         assert state.voice is not None
         conversation = self.conversation(state)
-        if state.onset is not None:
+        samples = state.voice.samples_16k(chunk) if chunk.pcm else None
+        if state.wake is not None:
+            # With a wake word, it alone interrupts: the device may hear its own voice.
+            if samples is not None and state.wake.feed(samples) and conversation.speaking:
+                conversation.barge_in()
+        elif state.onset is not None:
             if not conversation.speaking:
                 state.onset.reset()
-            elif chunk.pcm and state.onset.accept(state.voice.samples_16k(chunk)):
+            elif samples is not None and state.onset.accept(samples):
                 conversation.barge_in()
                 state.onset.reset()
-        for utterance in state.voice.accept(chunk):
+        for utterance in state.voice.accept(chunk, samples):
+            if state.wake is not None and not state.wake.admits(conversation.playing_until):
+                log.info("device %s: speech without the wake word, not answered", state.id)
+                continue
             conversation.submit("voice", utterance)
 
     def _open_voice(self, state: DeviceState) -> None:
@@ -262,6 +272,7 @@ class DeviceHub:
         state.voice = VoiceInput(state.id, vad)
         if self._barge_in_allowed(state):
             state.onset = SpeechOnset(self.engines.vad_path, speech.barge_in_threshold)
+        self._update_wake(state)
 
     def _barge_in_allowed(self, state: DeviceState) -> bool:
         """The device's setting (``fayd devices set D barge_in=on|off``) decides when set;
@@ -293,6 +304,12 @@ class DeviceHub:
             log.info("device %s: settings %s", device, settings.to_dict() or "cleared")
             if old.barge_in != settings.barge_in and state.voice is not None:
                 self._update_onset(state)
+            wake_changed = (old.wake, old.wake_threshold) != (
+                settings.wake,
+                settings.wake_threshold,
+            )
+            if wake_changed and state.voice is not None:
+                self._update_wake(state)
             if state.hello is not None:
                 self._tell_settings(state)
 
@@ -303,6 +320,28 @@ class DeviceHub:
             from fayd.speech.vad import SpeechOnset
 
             state.onset = SpeechOnset(self.engines.vad_path, self.cfg.speech.barge_in_threshold)
+
+    def _wake_wanted(self, state: DeviceState) -> bool:
+        """The device's setting (``wake=on|off``) decides when set; else config's wake word."""
+        if self.engines.wake is None:
+            return False
+        if state.settings.wake is not None:
+            return state.settings.wake
+        return bool(self.cfg.speech.wake_word)
+
+    def _update_wake(self, state: DeviceState) -> None:
+        """Give the device a wake word detector, or take it away, as its settings say."""
+        if state.wake is not None:
+            state.wake.close()
+            state.wake = None
+        if not self._wake_wanted(state):
+            return
+        assert self.engines.wake is not None
+        threshold = state.settings.wake_threshold
+        detector = self.engines.wake(**({"threshold": threshold} if threshold else {}))
+        state.wake = WakeGate(detector)
+        conversation = self.conversation(state)
+        conversation.clean_question = state.wake.without_phrase
 
     def _tell_settings(self, state: DeviceState) -> None:
         """The device-side settings (volume, wake word) as a ``settings`` command."""
@@ -323,6 +362,8 @@ class DeviceHub:
         }
         if state.voice is not None:
             out["audio"] = state.voice.counters()
+        if state.wake is not None:
+            out["wake_detections"] = state.wake.detections
         return out
 
     def stats(self) -> dict[str, Any]:

@@ -27,8 +27,9 @@ class VoiceInput:
         self.received = 0
         self.lost = 0
 
-    def accept(self, chunk: AudioChunk) -> list[np.ndarray]:
-        """The utterances this frame completes (usually none)."""
+    def accept(self, chunk: AudioChunk, samples: np.ndarray | None = None) -> list[np.ndarray]:
+        """The utterances this frame completes (usually none). ``samples``: the frame
+        already converted by :meth:`samples_16k`, if the caller has it."""
         self.received += 1
         if chunk.start or chunk.stream != self.stream:
             self.stream, self.next_seq = chunk.stream, chunk.seq
@@ -39,7 +40,7 @@ class VoiceInput:
         self.next_seq = chunk.seq + 1
         segments = []
         if chunk.pcm:
-            segments = self.vad.accept(self.samples_16k(chunk))
+            segments = self.vad.accept(samples if samples is not None else self.samples_16k(chunk))
         if chunk.end:
             segments += self.vad.flush()
             self.stream = None
