@@ -1,4 +1,5 @@
-"""``fayd memory``: add, search, stats, import-fay, export-fay, quarantine — no daemon needed.
+"""``fayd memory``: add, search, stats, import-fay, export-fay, quarantine, docs — no daemon
+needed.
 
 The database is opened directly (SQLite WAL lets this run beside the daemon: writes wait for
 each other's transactions). Models load once per command, so a batch search of a thousand
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from fayd.config import Config
-from fayd.memory import BadInput, Memory, NewNode, normalize_tags, quarantine
+from fayd.memory import BadInput, Memory, NewNode, documents, normalize_tags, quarantine
 from fayd.memory.fay_io import export_fay, import_fay
 from fayd.memory.open import open_memory
+from fayd.store import Store
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -71,6 +73,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         qa = qsub.add_parser(name, help=helptext)
         qa.add_argument("id", type=int)
         qa.set_defaults(func=cmd_quarantine_decide, decision=name)
+    add_docs_parser(sub)
     return p
 
 
@@ -309,6 +312,132 @@ def cmd_quarantine_decide(cfg: Config, args: argparse.Namespace) -> int:
             "node_id", result.get("fact", {}).get("id")
         )
     print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+# --- fayd memory docs: MemoryFS documents (fayd/memory/documents.py) ----------------------
+
+
+def add_docs_parser(sub: Any) -> None:
+    d = sub.add_parser("docs", help="MemoryFS documents: personas, events, timeline, digest")
+    dsub = d.add_subparsers(dest="docs_command", required=True, metavar="ACTION")
+    cats = ", ".join(documents.CATEGORIES) + " (or an alias)"
+
+    def common(parser: Any) -> None:
+        parser.add_argument("--user", help="whose documents (default: agent.default_user)")
+
+    dl = dsub.add_parser("list", help="the documents (of one user with --user)")
+    dl.add_argument("--user", help="only this user")
+    dl.add_argument("--json", action="store_true", help="one JSON object per line")
+    dl.set_defaults(func=cmd_docs_list)
+
+    ds = dsub.add_parser("show", help="a document's text, or with --prompt what is injected")
+    ds.add_argument("category", nargs="?", help=cats)
+    common(ds)
+    ds.add_argument("--conversation", default="", help="for important_event and life_sim")
+    ds.add_argument("--json", action="store_true", help="the document and its entries as JSON")
+    ds.add_argument("--prompt", action="store_true", help="the injection text for --session")
+    ds.add_argument("--session", default="", help="the current conversation (with --prompt)")
+    ds.add_argument("--lang", default="zh", choices=sorted(documents.HEADERS))
+    ds.set_defaults(func=cmd_docs_show)
+
+    dset = dsub.add_parser("set", help="replace a document (entries between blank lines)")
+    dset.add_argument("category", help=cats)
+    common(dset)
+    src = dset.add_mutually_exclusive_group(required=True)
+    src.add_argument("--text", help="the new text")
+    src.add_argument("--file", help="a file with the new text ('-': stdin)")
+    dset.add_argument("--conversation", default="", help=_CONV_HELP)
+    dset.set_defaults(func=cmd_docs_set)
+
+    da = dsub.add_parser("append", help="add one entry (the oldest go past the caps)")
+    da.add_argument("category", help=cats)
+    da.add_argument("text")
+    common(da)
+    da.add_argument("--conversation", default="", help=_CONV_HELP)
+    da.add_argument("--at", help="the entry's local time, YYYY-MM-DD HH:MM (default: now)")
+    da.set_defaults(func=cmd_docs_append)
+
+
+_CONV_HELP = "the conversation (required for important_event, life_sim and timeline entries)"
+
+
+def _docs(cfg: Config, args: argparse.Namespace) -> documents.Documents:
+    """Documents need no models: the database alone."""
+    return documents.Documents(Store(args.db or cfg.db_path))
+
+
+def _docs_user(cfg: Config, args: argparse.Namespace) -> str:
+    return args.user or cfg.agent.default_user
+
+
+def cmd_docs_list(cfg: Config, args: argparse.Namespace) -> int:
+    docs = _docs(cfg, args)
+    try:
+        rows = docs.list_documents(args.user)
+    finally:
+        docs.store.close()
+    for row in rows:
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False))
+        else:
+            conv = f" conversation={row['conversation']}" if row["conversation"] else ""
+            print(
+                f"{row['order']:>3} {row['category']:<17} user={row['username']}{conv}"
+                f" entries={row['entries']} chars={row['chars']} v{row['version']}"
+            )
+    if not args.json:
+        _progress(f"{len(rows)} documents")
+    return 0
+
+
+def cmd_docs_show(cfg: Config, args: argparse.Namespace) -> int:
+    if bool(args.prompt) == bool(args.category):
+        raise BadInput("give either a CATEGORY or --prompt")
+    docs = _docs(cfg, args)
+    try:
+        if args.prompt:
+            print(docs.render(_docs_user(cfg, args), args.session, args.lang))
+            return 0
+        doc = docs.read(_docs_user(cfg, args), args.category, args.conversation)
+    finally:
+        docs.store.close()
+    if doc is None:
+        raise BadInput(f"no {documents.category(args.category)} document for that user")
+    if args.json:
+        entries = [
+            {"id": e.id, "at": e.at, "stamp": e.stamp(), "conversation": e.conversation,
+             "text": e.text}
+            for e in doc.entries
+        ]  # fmt: skip
+        print(json.dumps({**doc.summary(), "items": entries}, ensure_ascii=False))
+    else:
+        print(doc.text())
+    return 0
+
+
+def cmd_docs_set(cfg: Config, args: argparse.Namespace) -> int:
+    if args.file:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    else:
+        text = args.text
+    docs = _docs(cfg, args)
+    try:
+        out = docs.set(_docs_user(cfg, args), args.category, text, args.conversation)
+    finally:
+        docs.store.close()
+    print(json.dumps({"ok": True, **out}, ensure_ascii=False))
+    return 0
+
+
+def cmd_docs_append(cfg: Config, args: argparse.Namespace) -> int:
+    at = documents.parse_stamp(args.at) if args.at else None
+    docs = _docs(cfg, args)
+    try:
+        out = docs.append(_docs_user(cfg, args), args.category, args.text, args.conversation, at)
+    finally:
+        docs.store.close()
+    print(json.dumps({"ok": True, **out}, ensure_ascii=False))
     return 0
 
 

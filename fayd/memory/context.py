@@ -1,15 +1,22 @@
 """Context assembly: everything memory injects into a turn's prompt, under a token budget.
 
-Sections, in prompt order: active rules, the portrait, facts valid now, this session's
-working memory, playbooks, then the retrieved nodes split by type as Fay does (observations,
-conversations, reflections; at most 10 each, oldest first, ``[datetime]`` prefixed).
+Sections, in prompt order: active rules, the portrait, the MemoryFS documents in their
+injection order (user_persona 10, character_persona 20, important_event 30, timeline 35,
+life_sim 38, recent_digest 40: ``documents.py``), facts valid now, this session's working
+memory, playbooks, then the retrieved nodes split by type as Fay does (observations,
+conversations, reflections; at most 10 each, oldest first, ``[datetime]`` prefixed). The
+documents come before the recalled nodes as in MemoryFS (priority 58, before the old
+memory's 60).
 
 Over budget (counted with the model's own tokenizer), entries go least valuable first:
 first *compressed* (a conversation keeps only the user's words, a playbook its title and
 summary), then *dropped* whole — an entry is never cut in half. Value, lowest first:
 retrieved nodes (by their retrieval score: less relevant, older, less important go first),
 playbooks and facts (by word overlap with the question), working memory (oldest note
-first), the portrait, and last the rules (least important first).
+first), the portrait, and last the rules (least important first). The documents sit among
+them (``DOC_BASE``): life_sim and timeline just above the recalled nodes, the digest and this
+conversation's events beside the facts, the personas between working memory and the
+portrait; inside a document the oldest entry goes first, as MemoryFS truncates.
 
 Everything but playbooks (written by the people who run fayd) is screened again here:
 content that reads like an instruction to the model is left out, whatever path stored it.
@@ -27,6 +34,7 @@ from datetime import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from fayd.memory import documents as docs
 from fayd.memory import playbooks as pb
 from fayd.memory.budget import CountTokens
 from fayd.memory.facts import Facts
@@ -42,6 +50,7 @@ MAX_FACTS = 200
 SECTIONS = {
     "rules": "Rules {user} asked you to follow:",
     "portrait": "About {user}:",
+    **{f"doc:{c}": docs.HEADERS["en"][c] for c in docs.CATEGORIES},
     "facts": "What you know about {user} (true now):",
     "working": "Notes for this conversation:",
     "playbooks": "How to handle situations:",
@@ -51,6 +60,15 @@ SECTIONS = {
 }
 # Base value of each section: an entry's value is its base plus a score in [0, 1).
 BASE = {"rules": 5, "portrait": 4, "working": 3, "facts": 2, "playbooks": 2}
+# A document entry's value: its base plus up to 0.2, the newest entry worth the most.
+DOC_BASE = {
+    "user_persona": 3.5,
+    "character_persona": 3.2,
+    "important_event": 2.6,
+    "recent_digest": 2.3,
+    "timeline": 1.5,
+    "life_sim": 1.2,
+}
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 _STOP = frozenset(
@@ -144,6 +162,19 @@ def _working(memory: Any, user: str, session: str, now: float) -> list[Entry]:
     return out
 
 
+def _documents(memory: Any, user: str, session: str) -> list[Entry]:
+    """The MemoryFS documents injected for this conversation (already selected: timeline
+    newest 2 per other conversation, life_sim newest 5), one Entry per document entry."""
+    out = []
+    for sec in docs.Documents(memory.store).sections(user, session):
+        n = len(sec.lines)
+        for i, (entry, line) in enumerate(zip(sec.entries, sec.lines, strict=True)):
+            if _safe(line, f"{sec.category} entry #{entry.id}"):
+                value = DOC_BASE[sec.category] + 0.2 * (i + 1) / (n + 1)
+                out.append(Entry(f"doc:{sec.category}", line, value, order=i))
+    return out
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -200,9 +231,16 @@ def _nodes(
     return out
 
 
-def render(entries: list[Entry], user: str) -> str:
+def section_headers(docs_lang: str = "en") -> dict[str, str]:
+    """Every section's header in prompt order; the documents' in ``docs_lang`` (``zh``:
+    MemoryFS's own)."""
+    heads = docs.headers(docs_lang)
+    return {s: heads[s[4:]] if s.startswith("doc:") else h for s, h in SECTIONS.items()}
+
+
+def render(entries: list[Entry], user: str, headers: dict[str, str] | None = None) -> str:
     parts = []
-    for section, header in SECTIONS.items():
+    for section, header in (headers or SECTIONS).items():
         kept = sorted((e for e in entries if e.section == section and not e.dropped), key=_pos)
         if kept:
             parts.append(header.format(user=user) + "\n" + "\n".join(e.shown for e in kept))
@@ -213,8 +251,15 @@ def _pos(e: Entry) -> float:
     return e.order
 
 
-def pack(entries: list[Entry], budget: int, count: CountTokens, user: str) -> str:
+def pack(
+    entries: list[Entry],
+    budget: int,
+    count: CountTokens,
+    user: str,
+    headers: dict[str, str] | None = None,
+) -> str:
     """Compress, then drop, least valuable first, until the text fits ``budget`` tokens."""
+    headers = headers or SECTIONS
     if budget <= 0:
         for e in entries:
             e.dropped = True
@@ -226,11 +271,11 @@ def pack(entries: list[Entry], budget: int, count: CountTokens, user: str) -> st
             cost[text] = count(text) + 1  # +1: the newline that joins it
         return cost[text]
 
-    headers = {s: c(h.format(user=user)) + 1 for s, h in SECTIONS.items()}
+    cost_of = {s: c(h.format(user=user)) + 1 for s, h in headers.items()}
 
     def estimate() -> int:
         live = [e for e in entries if not e.dropped]
-        return sum(c(e.shown) for e in live) + sum(headers[s] for s in {e.section for e in live})
+        return sum(c(e.shown) for e in live) + sum(cost_of[s] for s in {e.section for e in live})
 
     cheapest_first = sorted(entries, key=lambda e: e.value)
     for e in cheapest_first:  # 1: compress
@@ -242,14 +287,14 @@ def pack(entries: list[Entry], budget: int, count: CountTokens, user: str) -> st
         if estimate() <= budget:
             break
         e.dropped = True
-    text = render(entries, user)
+    text = render(entries, user, headers)
     # The sum of the parts' counts is an estimate: the real count of the whole decides.
     for e in cheapest_first:
         if not text or count(text) <= budget:
             break
         if not e.dropped:
             e.dropped = True
-            text = render(entries, user)
+            text = render(entries, user, headers)
     return text
 
 
@@ -269,6 +314,7 @@ def collect(
     return [
         *rules,
         *_portrait(memory, user),
+        *_documents(memory, user, session),
         *_facts(memory, user, q, now),
         *_working(memory, user, session, now),
         *_playbooks(playbooks_dir, user, q),
@@ -288,16 +334,19 @@ def assemble(
     weights: tuple[float, float, float] | None = None,
     stateless: bool = False,
     now: float | None = None,
+    docs_lang: str = "en",
 ) -> str:
     """The memory context of one turn, at most ``budget_tokens`` tokens ("" if none).
 
     Blocking (SQLite, the embedder): call it in a worker thread. Unless ``stateless``, the
     nodes that made it into the text are marked retrieved (recency), the others are not.
+    ``docs_lang`` picks the documents' headers: ``en`` (like the other sections) or ``zh``
+    (MemoryFS's own, for a Chinese prompt).
     """
     now = time.time() if now is None else now
     user = memory._user(user)
     entries = collect(memory, user, question, str(session), now, playbooks_dir, weights)
-    text = pack(entries, budget_tokens, count_tokens, user)
+    text = pack(entries, budget_tokens, count_tokens, user, section_headers(docs_lang))
     if not stateless:
         used = [e.node_id for e in entries if e.node_id is not None and not e.dropped]
         if used:

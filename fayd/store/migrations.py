@@ -203,11 +203,46 @@ def m004_device_registry(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX device_events_to_remember ON device_events (id) WHERE remembered = 0")
 
 
+def m005_memory_documents(db: sqlite_utils.Database) -> None:
+    """MemoryFS documents (seed 002): per-user categorised documents and their entries.
+
+    One row per entry (a ``\\n\\n`` block of MemoryFS's file), so truncation drops whole
+    entries. ``conversation`` keys the per-conversation categories (important_event,
+    life_sim; '' for the others) and, on an entry, names the conversation it comes from.
+    """
+    db.execute(
+        """CREATE TABLE memory_documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            category TEXT NOT NULL CHECK (category IN ('user_persona', 'character_persona',
+                'important_event', 'timeline', 'life_sim', 'recent_digest')),
+            conversation TEXT NOT NULL DEFAULT '',
+            version INTEGER NOT NULL DEFAULT 0,     -- +1 on every write
+            updated_at REAL NOT NULL,
+            UNIQUE (username, category, conversation)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE memory_document_entries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES memory_documents (id) ON DELETE CASCADE,
+            at REAL NOT NULL,                       -- UTC epoch: orders the entries
+            conversation TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL CHECK (length(trim(text)) > 0),
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        "CREATE INDEX memory_document_entries_doc ON memory_document_entries (document_id, at, id)"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
     m003_memory_jiyi,
     m004_device_registry,
+    m005_memory_documents,
 ]
 
 
