@@ -85,5 +85,5 @@ def test_lists_from_file_and_environment(tmp_path: Path) -> None:
     env = {"FAYD_SERIAL_PATTERNS": "/dev/ttyUSB*, /dev/ttyACM*"}
     assert load_config(environ=env).serial.patterns == ("/dev/ttyUSB*", "/dev/ttyACM*")
     f.write_text("[serial]\npatterns = [1]\n")
-    with pytest.raises(ConfigError, match="serial.patterns: expected a list of strings"):
+    with pytest.raises(ConfigError, match=r"serial\.patterns: expected a list of strings"):
         load_config(f, environ={})

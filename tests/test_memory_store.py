@@ -178,8 +178,8 @@ def test_reload_from_disk_and_a_model_change(tmp_path: Path, embedder) -> None:
 
     other = Memory(store, OtherModel(), cfg=MemoryConfig())
     assert other.stats()["nodes_without_current_embedding"] == 2
-    hits = other.search("pet name", "ann", n=2)
+    hits = other.search("pet name", "ann", n=2, weights=(0, 1, 0.5))
     # No usable vectors: every relevance is 0.5 (Fay), a constant column → 0.5 after scaling;
-    # equal importance too: 1·0.5 + 0.5·0.5.
+    # equal importance too: 1·0.5 + 0.5·0.5 (and no word of the query in either node).
     assert {h["score"] for h in hits} == {0.75}
     store.close()

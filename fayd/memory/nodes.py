@@ -15,6 +15,7 @@ import sqlite_utils
 from fayd.memory.errors import BadInput
 from fayd.memory.index import Row
 from fayd.memory.tags import NODE_TYPES, clean_tag
+from fayd.store import lexical
 
 FAY_TIME = "%Y/%m/%d %H:%M:%S"
 MAX_CONTENT = 20_000
@@ -156,6 +157,8 @@ def insert_nodes(
         rows.append(
             Row(node_id, node.node_type, importances[i], node.created_at, step, node.tags, vector)
         )
+    # The lexical index, in the same transaction as the nodes.
+    lexical.add(db, [(r.id, n.username, n.content) for n, r in zip(nodes, rows, strict=True)])
     _map_fay_pointers(db, nodes, rows, fay_ids)
     return rows
 

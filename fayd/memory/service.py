@@ -22,9 +22,10 @@ from fayd.memory.errors import BadInput
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.index import UserIndex
 from fayd.memory.nodes import NewNode
-from fayd.memory.retrieve import rank
+from fayd.memory.retrieve import Fusion, rank
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags, schema
 from fayd.store import Store
+from fayd.store import lexical as db_lexical
 
 MAX_N = 1000
 EMBED_CHUNK = 1024
@@ -45,6 +46,10 @@ class Memory:
         self.cfg = cfg or MemoryConfig()
         self._lock = threading.RLock()
         self._indexes: dict[str, UserIndex] = {}
+        c = self.cfg
+        self.fusion = Fusion(c.lexical_fusion, c.lexical_weight, c.rrf_k, c.lexical_depth)
+        #: (db, query, username, limit) -> [(node id, BM25 score)], best first.
+        self.lexical_search = db_lexical.search
 
     # --- writes ------------------------------------------------------------------------
     def remember(
@@ -131,9 +136,19 @@ class Memory:
         qvec = self.embedder.embed([query])[0]
         now = time.time() if now is None else now
         user = self._user(username)
+        fusion = self.fusion
+        hits = []
+        if fusion.mode != "off":
+            limit = max(fusion.depth, n)
+            hits = self.store.call(self.lexical_search, query, user, limit)
         with self._lock:
             index = self._index(user)
             mask = index.mask(node_type, tags_all, tags_any)
+            found_pos = [(index.pos[i], s) for i, s in hits if i in index.pos]
+            lexical = (
+                np.array([p for p, _ in found_pos], np.int64),
+                np.array([s for _, s in found_pos], np.float64),
+            )
             positions, scores = rank(
                 index,
                 qvec,
@@ -143,6 +158,8 @@ class Memory:
                 self.cfg.recency_half_life_h * 3600,
                 self.cfg.recency_floor,
                 mask,
+                lexical,
+                fusion,
             )
             ids = [int(i) for i in index.ids[positions]]
             if not stateless and ids:

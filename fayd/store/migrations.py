@@ -237,12 +237,21 @@ def m005_memory_documents(db: sqlite_utils.Database) -> None:
     )
 
 
+def m006_memory_fts(db: sqlite_utils.Database) -> None:
+    """FTS5 over node contents for lexical (BM25) fusion, filled with the existing nodes."""
+    from fayd.store import lexical
+
+    lexical.create_table(db)
+    lexical.backfill(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
     m003_memory_jiyi,
     m004_device_registry,
     m005_memory_documents,
+    m006_memory_fts,
 ]
 
 
