@@ -42,8 +42,7 @@ class Broker:
         self.port = free_port()
         self.conf = folder / "mosquitto.conf"
         self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"user {getpass.getuser()}\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\nuser {getpass.getuser()}\n"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
