@@ -149,3 +149,52 @@ def test_speech_onset_fires_early_and_not_on_silence(vad_model_path, piper_speec
     assert onset.accept(np.zeros(512, dtype=np.float32))  # latched until reset
     onset.reset()
     assert not onset.detected
+
+
+def _feed_all(vad, audio):
+    """(provisional segments, final segments), each with the sample count it came at."""
+    provisional, final = [], []
+    for i in range(0, audio.size, 512):
+        final += [(i, s) for s in vad.accept(audio[i : i + 512])]
+        if (p := vad.provisional()) is not None:
+            provisional.append((i, p))
+    return provisional, final
+
+
+def test_provisional_utterance_comes_early_and_matches_the_final(
+    vad_model_path, piper_speech_16k
+) -> None:
+    from fayd.speech.vad import SileroVad
+
+    vad = SileroVad(vad_model_path)
+    silence = np.zeros(16000, dtype=np.float32)
+    provisional, final = _feed_all(vad, np.concatenate([silence, piper_speech_16k, silence]))
+    [(final_at, segment)] = final
+    at, early = provisional[-1]
+    assert at < final_at  # offered while the VAD still waits for the end of the silence
+    assert early.vad_start == segment.vad_start and segment.cut <= early.cut
+    assert abs(early.samples.size - segment.samples.size) < 16000 * 0.3
+
+
+def test_a_pause_mid_sentence_makes_a_provisional_that_does_not_match(
+    vad_model_path, piper_tts
+) -> None:
+    from fayd.speech.audio import pcm16_to_float, resample
+    from fayd.speech.vad import SileroVad
+
+    def said(text: str) -> np.ndarray:
+        pcm = b"".join(piper_tts.synthesize(text))
+        return resample(pcm16_to_float(pcm), piper_tts.sample_rate, 16000)
+
+    pause = np.zeros(int(16000 * 0.45), dtype=np.float32)  # longer than 250 ms, under 700
+    silence = np.zeros(16000, dtype=np.float32)
+    audio = np.concatenate(
+        [silence, said("Please turn on"), pause, said("the kitchen light."), silence]
+    )
+    provisional, final = _feed_all(SileroVad(vad_model_path), audio)
+    [(_, segment)] = final  # one utterance: the pause did not end it
+    assert len(provisional) >= 2
+    first = provisional[0][1]
+    assert first.vad_start == segment.vad_start and segment.cut > first.cut  # stale
+    last = provisional[-1][1]
+    assert segment.cut <= last.cut  # the last one is the whole utterance

@@ -15,8 +15,15 @@ from fayd.agent import Agent, Turn
 from fayd.agent.engines import Engines
 from fayd.devices.reply import ReplyOutput, Sender
 from fayd.protocol import Command, Error, TextIn
+from fayd.speech.vad import SpeechSegment
 
 log = logging.getLogger(__name__)
+
+
+def _quiet(task: asyncio.Task[Any]) -> None:
+    """Retrieve a speculation's outcome so an unused failure is not reported as lost."""
+    if not task.cancelled():
+        task.exception()
 
 
 class Gates:
@@ -55,6 +62,9 @@ class Conversation:
         self.playing_until = 0.0
         self.interrupted = 0
         self.dropped_turns = 0
+        self._speculation: tuple[SpeechSegment, asyncio.Task[tuple[str, float]]] | None = None
+        #: Final utterances whose text came from a speculative transcription.
+        self.speculated = 0
         #: Cleans a transcript before it is answered (the hub removes the wake phrase).
         self.clean_question: Callable[[str], str] = lambda text: text
 
@@ -63,7 +73,7 @@ class Conversation:
         """Generating a reply, or the device is still playing one."""
         return self.generating or time.monotonic() < self.playing_until
 
-    def submit(self, source: str, item: np.ndarray | TextIn) -> None:
+    def submit(self, source: str, item: SpeechSegment | TextIn) -> None:
         """Queue an utterance ("voice") or a typed text ("text") for this device."""
         if self.worker is None or self.worker.done():
             self.worker = asyncio.create_task(self._run(), name=f"device:{self.device}")
@@ -122,7 +132,7 @@ class Conversation:
         user = self._user()
         timings = {}
         if source == "voice":
-            question, timings["asr_ms"] = await self.transcribe(item)
+            question, timings["asr_ms"] = await self._heard(item)
             question = self.clean_question(question)
             if not question:
                 return
@@ -132,6 +142,37 @@ class Conversation:
         turn = Turn(user=user, device=self.device, question=question, source=source)
         turn.timings.update(timings)
         await self.speak(turn)
+
+    def speculate(self, early: SpeechSegment) -> None:
+        """Transcribe a provisional utterance now, while the VAD still waits out the
+        silence that will end it; the final one reuses the text if nothing was said since.
+        Only when ASR is idle: speculation must never delay a real turn."""
+        if self.engines.asr is None or self.gates.asr.locked():
+            return
+        if self._speculation is not None:
+            self._speculation[1].cancel()
+        task = asyncio.create_task(self.transcribe(early.samples))
+        task.add_done_callback(_quiet)
+        self._speculation = (early, task)
+
+    async def _heard(self, segment: SpeechSegment) -> tuple[str, float]:
+        """The final utterance's text: the speculation's when it covered the same speech
+        (ASR time then counts only what was left to wait), else a fresh transcription."""
+        speculation, self._speculation = self._speculation, None
+        if speculation is not None:
+            early, task = speculation
+            if early.vad_start == segment.vad_start and segment.cut <= early.cut:
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                try:
+                    text, _ = await task
+                    self.speculated += 1
+                    return text, round((loop.time() - started) * 1000, 1)
+                except Exception:  # cancelled or failed: transcribe as usual
+                    pass
+            else:
+                task.cancel()
+        return await self.transcribe(segment.samples)
 
     async def transcribe(self, samples: np.ndarray) -> tuple[str, float]:
         """The utterance's text and how long ASR took (ms, waiting for the model included)."""

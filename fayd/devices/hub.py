@@ -251,6 +251,9 @@ class DeviceHub:
             elif samples is not None and state.onset.accept(samples):
                 conversation.barge_in()
                 state.onset.reset()
+        admitted = state.wake is None or state.wake.admits(conversation.playing_until)
+        if admitted and (early := state.voice.provisional()) is not None:
+            conversation.speculate(early)
         for utterance in state.voice.accept(chunk, samples):
             if state.wake is not None and not state.wake.admits(conversation.playing_until):
                 log.info("device %s: speech without the wake word, not answered", state.id)
@@ -364,6 +367,9 @@ class DeviceHub:
             out["audio"] = state.voice.counters()
         if state.wake is not None:
             out["wake_detections"] = state.wake.detections
+        if state.conversation is not None:
+            out["asr_speculated"] = state.conversation.speculated
+            out["interrupted"] = state.conversation.interrupted
         return out
 
     def stats(self) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""A device's microphone: uplink audio frames → VAD → finished utterances (16 kHz float32)."""
+"""A device's microphone: uplink audio frames → VAD → utterances (SpeechSegment: 16 kHz
+float32 samples), final ones and, after a short pause, provisional ones."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class VoiceInput:
         self.received = 0
         self.lost = 0
 
-    def accept(self, chunk: AudioChunk, samples: np.ndarray | None = None) -> list[np.ndarray]:
+    def accept(self, chunk: AudioChunk, samples: np.ndarray | None = None) -> list[Any]:
         """The utterances this frame completes (usually none). ``samples``: the frame
         already converted by :meth:`samples_16k`, if the caller has it."""
         self.received += 1
@@ -44,7 +45,11 @@ class VoiceInput:
         if chunk.end:
             segments += self.vad.flush()
             self.stream = None
-        return [segment.samples for segment in segments]
+        return segments
+
+    def provisional(self) -> Any:
+        """The utterance so far when the speaker has paused (see SileroVad.provisional)."""
+        return self.vad.provisional()
 
     def counters(self) -> dict[str, int]:
         return {"received": self.received, "lost": self.lost}

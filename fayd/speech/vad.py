@@ -74,10 +74,19 @@ class SpeechSegment:
     start_sample: int
     samples: np.ndarray
     sample_rate: int = 16000
+    #: Where the detector saw speech begin, and where this audio's speech ends (absolute
+    #: sample indexes, pre-roll not counted): a provisional utterance matches the final
+    #: one when both start alike and the final one ends no later.
+    vad_start: int = -1
+    cut: int = -1
 
     @property
     def duration_s(self) -> float:
         return self.samples.size / self.sample_rate
+
+
+#: Samples of the previous window Silero v5 reads along with each new one.
+CONTEXT = 64
 
 
 class SileroVad:
@@ -146,6 +155,21 @@ class SileroVad:
         self._pending = np.zeros(0, dtype=np.float32)
         self._last_end = 0  # where the previous segment ended: pre-roll never reaches back past it
         self._lock = threading.Lock()
+        # A second, quick-to-decide copy of the model tells where speech last was, so an
+        # utterance can be transcribed provisionally before the full silence has passed.
+        probe = sherpa_onnx.VadModelConfig()
+        probe.silero_vad.model = str(path)
+        probe.silero_vad.threshold = threshold
+        probe.silero_vad.min_speech_duration = 0.01
+        probe.silero_vad.min_silence_duration = 0.1
+        probe.silero_vad.window_size = WINDOW
+        probe.sample_rate = sample_rate
+        probe.num_threads = threads
+        self._probe = sherpa_onnx.VadModel.create(probe)
+        self._probe_context = np.zeros(CONTEXT, dtype=np.float32)
+        self._fed = 0  # samples given to the detector since the last reset
+        self._last_speech = 0  # end of the last window the probe heard speech in
+        self._offered = 0  # the cut of the last provisional utterance handed out
 
     def accept(self, samples: np.ndarray) -> list[SpeechSegment]:
         """Feed audio; return the segments completed by it (usually none)."""
@@ -155,7 +179,7 @@ class SileroVad:
                 x = np.concatenate([self._pending, x])
             usable = x.size - x.size % WINDOW
             for i in range(0, usable, WINDOW):
-                self._vad.accept_waveform(x[i : i + WINDOW])
+                self._feed_window(x[i : i + WINDOW])
             self._history.write(x[:usable])
             self._pending = x[usable:].copy()
             return self._drain()
@@ -166,7 +190,7 @@ class SileroVad:
             if self._pending.size:
                 tail = np.zeros(WINDOW, dtype=np.float32)  # pad the last partial window
                 tail[: self._pending.size] = self._pending
-                self._vad.accept_waveform(tail)
+                self._feed_window(tail)
                 self._history.write(tail)
             self._vad.flush()
             segments = self._drain()
@@ -184,8 +208,43 @@ class SileroVad:
         with self._lock:
             return bool(self._vad.is_speech_detected())
 
+    def provisional(self, silence_ms: int = 250) -> SpeechSegment | None:
+        """The utterance so far, once ``silence_ms`` of silence followed its speech but
+        before ``min_silence_ms`` ends it: transcribing it now hides ASR inside that wait.
+        Offered once per pause; None otherwise."""
+        with self._lock:
+            if not self._vad.is_speech_detected() or self._last_speech <= self._offered:
+                return None
+            if self._fed - self._last_speech < self.sample_rate * silence_ms // 1000:
+                return None
+            start = int(self._vad.current_segment.start)
+            if start < 0 or start >= self._last_speech:
+                return None
+            self._offered = self._last_speech
+            lead = self._history.read(max(self._last_end, start - self._pre_roll), start)
+            body = self._history.read(start, self._last_speech)
+            return SpeechSegment(
+                start_sample=start - lead.size,
+                samples=np.concatenate([lead, body]),
+                sample_rate=self.sample_rate,
+                vad_start=start,
+                cut=self._last_speech,
+            )
+
+    def _feed_window(self, window: np.ndarray) -> None:
+        self._vad.accept_waveform(window)
+        # Silero v5 reads each window with the 64 samples before it (576 in all).
+        framed = np.concatenate([self._probe_context, window])
+        self._probe_context = framed[-CONTEXT:]
+        self._fed += window.size
+        if self._probe.is_speech(framed):
+            self._last_speech = self._fed
+
     def _reset(self) -> None:
         self._vad.reset()  # sherpa-onnx restarts its sample count too
+        self._probe.reset()
+        self._probe_context = np.zeros(CONTEXT, dtype=np.float32)
+        self._fed = self._last_speech = self._offered = 0
         self._history.clear()
         self._pending = np.zeros(0, dtype=np.float32)
         self._last_end = 0
@@ -205,6 +264,8 @@ class SileroVad:
                     start_sample=start - lead.size,
                     samples=np.concatenate([lead, samples]) if lead.size else samples,
                     sample_rate=self.sample_rate,
+                    vad_start=start,
+                    cut=start + samples.size,
                 )
             )
         return out
@@ -239,10 +300,6 @@ class _Ring:
             return np.zeros(0, dtype=np.float32)
         idx = np.arange(start, end) % self._buf.size
         return self._buf[idx]
-
-
-#: Samples of the previous window Silero v5 reads along with each new one.
-CONTEXT = 64
 
 
 class SpeechOnset:
