@@ -6,7 +6,9 @@
     ├── ModelError
     │   └── ModelMissing     a model file is not on disk (says how to install it)
     ├── StoreError           the SQLite store cannot be opened or written
-    └── LinkError            a transport (MQTT broker, serial port) is unreachable
+    ├── LinkError            a transport (MQTT broker, serial port) is unreachable
+    ├── BadInput             a memory write or query that is malformed (fayd.memory)
+    └── OtaError             a firmware update failed or was refused (fayd.devices.ota)
 
 Foreign errors (aiomqtt, sqlite3, OSError) are translated into these at the boundary
 with ``raise … from exc`` so callers only ever catch fayd's own.

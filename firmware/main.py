@@ -1,8 +1,36 @@
 # Starts the device from config.json (on the host, $FAYD_FW_CONFIG names another file).
+# boot.py put the app folder of the running version first on sys.path (OTA); a trial
+# version that fails here resets the ESP32, so that boot.py goes back to the previous one.
 import os
-
-from fayd_fw.app import Device, load_config
+import sys
 
 base = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 path = (os.getenv("FAYD_FW_CONFIG") if hasattr(os, "getenv") else None) or base + "/config.json"
-Device(load_config(path), base).run()
+
+
+def _trial():
+    try:
+        import json
+
+        with open(base + "/ota.json") as f:
+            return json.load(f).get("state") == "trial"
+    except Exception:
+        return False
+
+
+try:
+    import fayd_fw
+    from fayd_fw.app import Device, load_config
+
+    parts = fayd_fw.__file__.rsplit("/", 2)  # <app folder>/fayd_fw/__init__.py
+    Device(load_config(path), parts[0] if len(parts) == 3 else ".", base).run()
+except Exception as exc:
+    sys.print_exception(exc)
+    if sys.platform == "esp32" and _trial():
+        import time
+
+        import machine
+
+        time.sleep(1)
+        machine.reset()  # boot.py finds the trial version unconfirmed and goes back
+    raise

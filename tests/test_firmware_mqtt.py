@@ -103,11 +103,16 @@ def test_hello_text_turn_moves_the_robot(make_daemon, firmware) -> None:
     assert actions, f"the reply matched no action rule: {spoken}"
 
     # Each action started a motion, or was dropped for a higher-priority one still running.
-    fw.wait_for(
-        lambda rows: any(r["hw"] == "robot" and r.get("idle") for r in rows),
-        within_s=30,
-        what="idle pose after the motion",
-    )
+    def all_motions_over(rows: list[dict]) -> bool:
+        # Every action started a motion or was dropped, every motion finished (or was
+        # pre-empted), and the robot is back in its idle pose: a reply may hold several.
+        robot = [r for r in rows if r["hw"] == "robot"]
+        started = sum("behavior" in r for r in robot)
+        over = sum("done" in r or "preempted" in r for r in robot)
+        handled = started + sum("ignored" in r for r in robot)
+        return handled == len(actions) and over == started and bool(robot[-1].get("idle"))
+
+    fw.wait_for(all_motions_over, within_s=60, what="every motion over, then the idle pose")
     rows = fw.records()
     robot = [r for r in rows if r["hw"] == "robot"]
     motions = [r for r in robot if "behavior" in r]

@@ -1,16 +1,22 @@
 """``fayd devices``: the device registry — list devices (presence, last seen, settings) and
 set per-device settings. Works with or without the daemon: it opens the database directly
-(SQLite WAL), and a running daemon picks a change up within a second."""
+(SQLite WAL), and a running daemon picks a change up within a second. ``fayd devices ota``
+(a firmware update over the device's link) needs the running daemon."""
 
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import json
+import re
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from fayd.config import Config
+from fayd.errors import FaydError
 from fayd.protocol import check_device_id
 from fayd.store import Store
 from fayd.store import devices_records as reg
@@ -34,7 +40,90 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     st.add_argument("device", help="device id (it need not have connected yet)")
     st.add_argument("settings", nargs="+", metavar="KEY=VALUE")
     st.set_defaults(func=cmd_set)
+
+    ota = sub.add_parser(
+        "ota",
+        help="update a device's firmware over its link (needs the running daemon); "
+        "it goes back to its old version if the new one does not boot",
+    )
+    ota.add_argument("device", help="device id (online)")
+    ota.add_argument(
+        "--dir",
+        required=True,
+        type=Path,
+        help="the app folder: version.py, fayd_fw/ … (boot.py, main.py, config.json, "
+        "README.md and tools/ stay as they are on the device and are skipped)",
+    )
+    ota.add_argument("--version", help="the new version (default: FW_VERSION in version.py)")
+    ota.add_argument(
+        "--timeout", type=float, default=300, help="seconds to wait for the whole update"
+    )
+    ota.set_defaults(func=cmd_ota)
     return p
+
+
+#: Not part of an OTA app: the device keeps its own (see firmware/README.md).
+OTA_SKIP = {"boot.py", "main.py", "config.json", "README.md", "tools"}
+
+
+def ota_files(folder: Path) -> list[Path]:
+    """The files of an app folder to send, sorted; hidden files and caches left out."""
+    if not folder.is_dir():
+        raise FaydError(f"{folder} is not a folder")
+    out = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if rel.parts[0] in OTA_SKIP or not path.is_file():
+            continue
+        if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or path.suffix == ".pyc":
+            continue
+        out.append(path)
+    if not out:
+        raise FaydError(f"{folder} has no files to send")
+    return out
+
+
+def cmd_ota(cfg: Config, args: argparse.Namespace) -> int:
+    from fayd.cli.client import call
+
+    device = check_device_id(args.device)
+    folder: Path = args.dir
+    paths = ota_files(folder)
+    version = args.version
+    found = None
+    if (folder / "version.py").is_file():
+        m = re.search(r"FW_VERSION\s*=\s*[\"']([^\"']+)[\"']", (folder / "version.py").read_text())
+        found = m.group(1) if m else None
+    if version is None:
+        if found is None:
+            raise FaydError(f"no FW_VERSION in {folder / 'version.py'}: give --version")
+        version = found
+    elif found is not None and found != version:
+        raise FaydError(f"--version {version}, but {folder / 'version.py'} says {found}")
+    files = []
+    for path in paths:
+        data = path.read_bytes()
+        files.append(
+            {
+                "path": path.relative_to(folder).as_posix(),
+                "data": base64.b64encode(data).decode(),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    print(f"{device}: sending {version} ({len(files)} files) …", flush=True)
+    r = call(
+        cfg,
+        "POST",
+        f"/api/devices/{device}/ota",
+        timeout=args.timeout,
+        json={"version": version, "files": files},
+    )
+    print(
+        f"{device}: now running {r['version']} (folder {r['slot']}; {r['unchanged']} of "
+        f"{r['files']} files unchanged; {r['bytes_sent']} bytes in {r['chunks']} chunks; "
+        f"{r['seconds']} s)"
+    )
+    return 0
 
 
 def _store(cfg: Config, args: argparse.Namespace) -> Store:
@@ -97,7 +186,6 @@ def _settings_text(settings: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m fayd.cli.devices …``: the same commands before ``fayd`` registers them."""
     from fayd.config import load_config
-    from fayd.errors import FaydError
 
     parser = argparse.ArgumentParser(prog="fayd")
     parser.add_argument("--config")

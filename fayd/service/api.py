@@ -4,6 +4,8 @@ the mcp SDK already brings, instead of another web framework."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import socket
 from collections.abc import Callable, Iterator
@@ -15,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from fayd.devices.ota import OtaError, OtaFile
 from fayd.protocol.frames import MAX_TEXT
 
 
@@ -26,7 +29,9 @@ class QuietServer(uvicorn.Server):
         yield
 
 
-def build_app(status: Callable[[], Any], say: Callable[..., Any]) -> Starlette:
+def build_app(
+    status: Callable[[], Any], say: Callable[..., Any], ota: Callable[..., Any] | None = None
+) -> Starlette:
     async def get_status(request: Request) -> JSONResponse:
         try:
             lag_since = float(request.query_params.get("lag_since", 0))
@@ -53,10 +58,47 @@ def build_app(status: Callable[[], Any], say: Callable[..., Any]) -> Starlette:
         except LookupError as exc:
             return JSONResponse({"error": str(exc)}, status_code=404)
 
+    async def post_ota(request: Request) -> JSONResponse:
+        """``fayd devices ota``: {"version": V, "files": [{"path", "data" (base64), "sha256"
+        (optional: as hashed when read; the device checks what it stored against it)}]}.
+        Answers when the device runs V (or why not); that includes its reboot."""
+        if ota is None:
+            return JSONResponse({"error": "firmware updates are not available"}, 503)
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "body must be JSON"}, status_code=400)
+        version = body.get("version") if isinstance(body, dict) else None
+        items = body.get("files") if isinstance(body, dict) else None
+        if not isinstance(version, str) or not 0 < len(version) <= 32:
+            return JSONResponse({"error": "'version' must be 1-32 characters"}, 400)
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            return JSONResponse({"error": "'files' must be a list of objects"}, 400)
+        try:
+            files = [
+                OtaFile(
+                    str(i.get("path", "")),
+                    base64.b64decode(str(i.get("data", "")), validate=True),
+                    str(i.get("sha256") or ""),
+                )
+                for i in items
+            ]
+        except binascii.Error:
+            return JSONResponse({"error": "each file's 'data' must be base64"}, 400)
+        except OtaError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        try:
+            return JSONResponse(await ota(request.path_params["device"], version, files))
+        except LookupError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404)
+        except OtaError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
     return Starlette(
         routes=[
             Route("/api/status", get_status, methods=["GET"]),
             Route("/api/say", post_say, methods=["POST"]),
+            Route("/api/devices/{device}/ota", post_ota, methods=["POST"]),
         ]
     )
 

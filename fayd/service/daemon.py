@@ -21,6 +21,7 @@ from fayd.agent.engines import Engines, load_engines
 from fayd.agent.expression import load_rules
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
+from fayd.devices.ota import OtaFile, OtaManager
 from fayd.errors import FaydError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
@@ -155,7 +156,9 @@ class Daemon:
         sender = Router(self.link, self.serial)
         self.hub = DeviceHub(cfg, store, self.engines, self.agent, sender, rules, memory)
         await self.hub.load_known()
-        self.api = ApiServer(build_app(self.status, self.say), cfg.api.host, cfg.api.port)
+        self.ota = OtaManager(sender)
+        app = build_app(self.status, self.say, self.ota_push)
+        self.api = ApiServer(app, cfg.api.host, cfg.api.port)
 
         if cfg.mqtt.url == "embedded":
             self.broker = EmbeddedBroker(
@@ -199,6 +202,8 @@ class Daemon:
             self.supervisor.start("watchdog", lambda: self._watchdog(interval))
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
+        if self.ota.watching(device):  # acks and hellos of a firmware update
+            self.ota.observe(device, kind, payload)
         await self.hub.inbound(device, kind, payload)
 
     async def _broker_url(self) -> str:
@@ -263,6 +268,17 @@ class Daemon:
             "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
         }
+
+    async def ota_push(self, device: str, version: str, files: list[OtaFile]) -> dict[str, Any]:
+        """``fayd devices ota``: a new app version to a device that has said hello."""
+        assert self.store is not None
+        rows = await self.store.run(records.list_devices)
+        row = next((d for d in rows if d["id"] == device), None)
+        if row is None:
+            raise LookupError(f"no device {device!r} has said hello")
+        if not row["online"]:
+            raise LookupError(f"{device} is offline")
+        return await self.ota.push(device, version, files)
 
     async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]:
         """A text turn from the CLI; spoken on ``device`` when one is named."""

@@ -12,7 +12,9 @@ def load_config(path):
 
 
 class Device:
-    def __init__(self, cfg, base_dir):
+    def __init__(self, cfg, base_dir, root=None):
+        """``base_dir``: the running app's folder (fayd_fw/ is in it); ``root``: the device's
+        filesystem root, where ota.json and the OTA app folders live (default: base_dir)."""
         self.cfg = cfg
         self.id = cfg["device"]
         self.roles = cfg.get("roles", [])
@@ -22,6 +24,10 @@ class Device:
         except ImportError:
             FW_VERSION = "unknown"
         self.fw = FW_VERSION
+        from fayd_fw.ota import Ota
+
+        self.ota = Ota(root or base_dir, self.fw, cfg.get("ota", {}).get("confirm_s", 300))
+        self.heard = False  # a frame from fayd since the link came up (confirms an update)
         self.robot = self.screen = self.speaker = self.mic = self.sensor = None
         if "robot" in self.roles:
             from fayd_fw.robot import Robot
@@ -70,7 +76,7 @@ class Device:
             return False
 
     def hello(self):
-        caps = {}
+        caps = self.ota.caps()
         for role in (self.robot, self.screen):
             if role is not None:
                 caps.update(role.caps())
@@ -86,6 +92,7 @@ class Device:
         return p.encode("hello", frame)
 
     def on_up(self):
+        self.heard = False
         self.send("hello", self.hello(), True)
         self.send("presence", p.encode("presence", p.Presence(True)), True)
         hw.record("hello", transport=self.link.name)
@@ -102,12 +109,20 @@ class Device:
 
     # --- frames from fayd --------------------------------------------------------------------
     def on_frame(self, kind, payload):
+        ref = None
         try:
-            self.handle(kind, p.decode(kind, payload))
+            frame = p.decode(kind, payload)
+            if not self.heard:
+                self.heard = True
+                if self.ota.trial:  # connected and fayd talks to us: the update works
+                    self.ota.confirm()
+            if kind == "command":
+                ref = frame.get("id")
+            self.handle(kind, frame)
         except FwError as exc:
             hw.log("bad %s frame: %s" % (kind, exc))
             if kind != "error":
-                self.send("error", p.encode("error", p.Error(exc.code, str(exc))))
+                self.send("error", p.encode("error", p.Error(exc.code, str(exc), ref)))
 
     def handle(self, kind, frame):
         if kind == "audio":
@@ -161,6 +176,13 @@ class Device:
                 self.screen.idle()
         elif name == "volume" and self.speaker and isinstance(args.get("volume"), int):
             self.speaker.set_volume(args["volume"])
+        elif isinstance(name, str) and name.startswith("ota_"):
+            extra = self.ota.handle(name, args)  # FwError: an error frame with the ref
+            if c.get("id"):
+                ack = p.Ack(c["id"])
+                ack.update(extra)  # extra fields: ignored by frame decoders
+                self.send("ack", p.encode("ack", ack))
+            return
         else:
             raise FwError("unknown command %r" % name, "unknown")
         hw.record("command", name=name)
@@ -194,6 +216,7 @@ class Device:
             self.robot.tick(now)
         if self.screen:
             self.screen.tick(now)
+        self.ota.tick(now)
         if self.link.up:
             if self.sensor:
                 self.sensor.replay(now)

@@ -35,6 +35,17 @@ def log(msg):
     record("log", msg=msg)
 
 
+def reset(why):
+    """Restart the device: machine.reset() on the ESP32; on the host the process ends with
+    status 3 and the test starts it again (the next boot)."""
+    record("reset", why=why)
+    if ESP32:
+        import machine
+
+        machine.reset()
+    raise SystemExit(3)
+
+
 def now_s():
     """The device clock (Unix seconds), or None when it was never set (ESP32 epoch 2000)."""
     t = time.time()
