@@ -140,6 +140,10 @@ class AgentConfig:
     )
     #: Earlier exchanges of the same conversation sent to the model.
     history_turns: int = 4
+    #: Most tokens of memory (rules, portrait, facts, recalled memories…) in each prompt.
+    #: More remembers more but the model reads it before every answer (~0.5 ms a token on
+    #: 2 cores with the default model).
+    memory_tokens: int = 256
     #: Your own action_rules.csv (seed 000's format); empty = the one fayd ships.
     action_rules: str = ""
 

@@ -75,6 +75,7 @@ def test_overdue_jobs_run_once_after_start_never_twice(tmp_path: Path, embedder,
     db = tmp_path / "fayd.db"
     memory = Memory(Store(db), embedder)
     seed(memory)
+    assert run_due(memory, local_llm, NIGHT - DAY) == {}  # a new install: the schedule starts
     first = run_due(memory, local_llm, NIGHT)
     assert set(first) == {"portrait", "reflection"}
     assert first["reflection"]["status"] == "ok", first
@@ -108,6 +109,7 @@ def test_a_failing_model_writes_nothing_and_is_not_retried(tmp_path: Path, embed
     memory = Memory(Store(tmp_path / "fayd.db"), embedder)
     seed(memory)
     memory.set_user_profile("ann", "Ann is 82 and lives alone.")
+    assert run_due(memory, FailingModel(), NIGHT - DAY) == {}  # the schedule starts
     report = run_due(memory, FailingModel(), NIGHT)
     assert "ModelError" in report["reflection"]["users"][0]["error"]
     assert memory.get_reflections("ann") == []

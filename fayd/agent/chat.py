@@ -24,8 +24,10 @@ log = logging.getLogger(__name__)
 
 #: Speech starts after a first clause of this many words, not a whole first sentence.
 FIRST_CLAUSE_WORDS = 4
-#: Most tokens of memory context put into one turn's prompt.
-CONTEXT_TOKENS = 600
+#: Importance of a remembered exchange. Not asked of the LLM: retrieval does not weigh
+#: importance (benchmarks/memory_recall.py chose weight 0), and the call would hold the
+#: model while the user's next question waits.
+CONVERSATION_IMPORTANCE = 3
 #: Said when the language model fails (a server that does not answer, an overlong prompt).
 LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not answering."
 #: Said when the language model is not installed, so a voice device still gets an answer.
@@ -123,7 +125,7 @@ class Agent:
         memory, count = self.memory, counter(self.llm)
         used = count(self.cfg.persona) + sum(count(m["content"]) for m in history)
         budget = min(
-            CONTEXT_TOKENS,
+            self.cfg.memory_tokens,
             context_size(self.llm) - used - count(turn.question) - self.llm_cfg.max_tokens - 64,
         )
         if budget <= 0:
@@ -169,6 +171,7 @@ class Agent:
                     False,
                     tags,
                     "conversation",
+                    CONVERSATION_IMPORTANCE,
                 )
             except FaydError as exc:
                 log.error("could not remember the exchange: %s", exc)

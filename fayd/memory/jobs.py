@@ -4,8 +4,9 @@ Each job's last claimed *slot* (the scheduled time it ran for) is kept in SQLite
 due when the latest slot at or before now is newer than the one it last claimed, so after a
 restart (or days off) an overdue job runs once, for the latest slot only, and a slot never
 runs twice. The slot is claimed in one transaction *before* the job runs: a crash in the
-middle loses that run rather than repeating it (its writes would be doubled). A job that was
-never run is overdue. Without a language model nothing is claimed: the jobs wait for one.
+middle loses that run rather than repeating it (its writes would be doubled). On a new
+installation the schedule starts at the first check and the first run is at the next slot.
+Without a language model nothing is claimed: the jobs wait for one.
 """
 
 from __future__ import annotations
@@ -69,6 +70,16 @@ def claim(
     ).fetchone()
     if row is not None and row[0] >= slot:
         return False, row[1]
+    if row is None:
+        # A new installation: the schedule starts now and the first run is at the next
+        # slot. (Running both jobs at the first start would hold the model for the user's
+        # first questions, with nothing yet to reflect on.)
+        db.execute(
+            "INSERT INTO memory_jobs (name, last_slot, started_at, finished_at, status, detail)"
+            " VALUES (?, ?, 0, NULL, 'scheduled', '')",
+            [name, slot],
+        )
+        return False, None
     db.execute(
         "INSERT OR REPLACE INTO memory_jobs (name, last_slot, started_at, finished_at, status,"
         " detail) VALUES (?, ?, ?, NULL, 'running', '')",
