@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 #: Error frames a device gets at once for bad frames; then one per ERROR_EVERY_S.
 ERROR_BURST = 10
 ERROR_EVERY_S = 1.0
-SETTINGS_POLL_S = 1.0
+SETTINGS_POLL_S = 2.0
 #: Sensor event sequence numbers are SQLite integers (signed 64-bit).
 SEQ_RANGE = range(-(2**63), 2**63)
 #: The settings a device is told about (``command`` "settings"); ``user`` stays in fayd.

@@ -28,6 +28,16 @@ class QuietServer(uvicorn.Server):
     def capture_signals(self) -> Iterator[None]:
         yield
 
+    async def main_loop(self) -> None:
+        # uvicorn wakes 10 times a second to notice a shutdown; once a second is plenty
+        # for a loopback control API, and an idle box should stay idle.
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 10) % 864000  # on_tick refreshes its Date header every 10
+            await asyncio.sleep(1.0)
+            should_exit = await self.on_tick(counter)
+
 
 def build_app(
     status: Callable[[], Any], say: Callable[..., Any], ota: Callable[..., Any] | None = None

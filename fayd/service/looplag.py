@@ -11,9 +11,9 @@ import numpy as np
 
 
 class LoopLag:
-    def __init__(self, interval_s: float = 0.05, keep: int = 6000) -> None:
+    def __init__(self, interval_s: float = 0.25, keep: int = 1200) -> None:
         self.interval_s = interval_s
-        #: (wall time, lag in ms) of the most recent wake-ups (6000 × 50 ms = 5 minutes).
+        #: (wall time, lag in ms) of the most recent wake-ups (1200 × 250 ms = 5 minutes).
         self.samples: collections.deque[tuple[float, float]] = collections.deque(maxlen=keep)
 
     async def run(self) -> None:
