@@ -22,7 +22,7 @@ from .conftest import DaemonProcess
 
 def devices_cli(daemon: DaemonProcess, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fayd.cli.devices", "devices", *args],
+        [sys.executable, "-m", "fayd", "devices", *args],
         env=daemon.env,
         capture_output=True,
         text=True,

@@ -127,7 +127,7 @@ def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
 
     def fayd(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "fayd.cli.devices", "devices", *args],
+            [sys.executable, "-m", "fayd", "devices", *args],
             env=env,
             capture_output=True,
             text=True,

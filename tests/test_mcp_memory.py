@@ -34,7 +34,7 @@ def _text(result) -> object:
 async def test_stdio_subprocess_all_seven_tools(tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "fayd.cli.mcp", "mcp", "--no-llm", "--db", str(tmp_path / "m.db")],
+        args=["-m", "fayd", "mcp", "--no-llm", "--db", str(tmp_path / "m.db")],
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
     )
     async with Client(params, read_timeout_seconds=60) as client:

@@ -409,7 +409,7 @@ def fayd_docs(tmp_path: Path, *args: str, stdin: str | None = None):
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     env.pop("FAYD_CONFIG", None)
     return subprocess.run(
-        [sys.executable, "-m", "fayd.cli.memory", "memory", "docs", *args],
+        [sys.executable, "-m", "fayd", "memory", "docs", *args],
         input=stdin,
         capture_output=True,
         text=True,

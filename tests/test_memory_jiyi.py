@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.cli.memory import main as memory_cli
+from fayd.cli.main import main as fayd_main
 from fayd.memory import BadInput, Facts, Memory, Working, quarantine
 from fayd.memory.playbooks import load as load_playbooks
 from fayd.memory.provenance import HUMAN, UNTRUSTED, looks_like_instruction, screen
@@ -106,7 +106,7 @@ def test_guarded_writes_go_to_quarantine_and_the_cli_reviews_them(tmp_path, embe
     approved = json.loads(_cli(["--db", db, "quarantine", "approve", str(web["quarantined"])])[0])
     assert approved["status"] == "approved" and approved["node_id"] > ok["node_id"]
     assert _cli(["--db", db, "quarantine", "list", "--json"]) == []
-    assert memory_cli(["memory", "--db", db, "quarantine", "approve", "1"]) == 1  # decided
+    assert fayd_main(["memory", "--db", db, "quarantine", "approve", "1"]) == 1  # decided
 
     reopened = Memory(Store(db), memory.embedder)
     node = reopened.get_recent("ann", n=1)[0]
@@ -121,7 +121,7 @@ def _cli(argv: list[str]) -> list[str]:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert memory_cli(["memory", *argv]) == 0
+        assert fayd_main(["memory", *argv]) == 0
     return [line for line in out.getvalue().splitlines() if line.strip()]
 
 

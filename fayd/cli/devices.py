@@ -10,7 +10,6 @@ import base64
 import hashlib
 import json
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -181,22 +180,3 @@ def _settings_text(settings: dict[str, Any]) -> str:
         return ("on" if v else "off") if isinstance(v, bool) else str(v)
 
     return " ".join(f"{k}={show(v)}" for k, v in settings.items()) or "(defaults)"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fayd.cli.devices …``: the same commands before ``fayd`` registers them."""
-    from fayd.config import load_config
-
-    parser = argparse.ArgumentParser(prog="fayd")
-    parser.add_argument("--config")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(load_config(args.config), args) or 0)
-    except FaydError as exc:
-        print(f"fayd: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -64,18 +64,3 @@ def cmd_mcp(cfg: Config, args: argparse.Namespace) -> int:
     finally:
         memory.store.close()
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fayd.cli.mcp mcp …`` until ``fayd`` registers the command."""
-    from fayd.config import load_config
-
-    parser = argparse.ArgumentParser(prog="fayd")
-    parser.add_argument("--config")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return cmd_mcp(load_config(args.config), args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -439,23 +439,3 @@ def cmd_docs_append(cfg: Config, args: argparse.Namespace) -> int:
         docs.store.close()
     print(json.dumps({"ok": True, **out}, ensure_ascii=False))
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m fayd.cli.memory …``: the same commands before ``fayd`` registers them."""
-    from fayd.config import load_config
-    from fayd.errors import FaydError
-
-    parser = argparse.ArgumentParser(prog="fayd")
-    parser.add_argument("--config")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(load_config(args.config), args) or 0)
-    except FaydError as exc:
-        print(f"fayd: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
