@@ -78,11 +78,12 @@ class Agent:
     def messages(
         self, history: list[dict[str, str]], question: str, context: str = ""
     ) -> list[dict[str, str]]:
-        # The persona comes first and never changes, so llama.cpp reuses its evaluated
-        # prefix from one turn to the next; the memory context follows it.
-        content = f"{self.cfg.persona}\n\n{context}" if context else self.cfg.persona
-        system = {"role": "system", "content": content}
-        return [system, *history, {"role": "user", "content": question}]
+        # Persona, then the conversation so far: both change little from one turn to the
+        # next, so llama.cpp reuses what it already read. This turn's memory context comes
+        # last, just before the question, where changing it costs only its own tokens.
+        system = {"role": "system", "content": self.cfg.persona}
+        memory = [{"role": "system", "content": context}] if context else []
+        return [system, *history, *memory, {"role": "user", "content": question}]
 
     async def reply(self, turn: Turn) -> AsyncIterator[str]:
         """Yield the reply's sentences as the model writes them; store the turn at the end."""

@@ -82,10 +82,21 @@ def conversation_for(db: sqlite_utils.Database, user: str, device: str) -> int:
 
 
 def history(db: sqlite_utils.Database, conversation_id: int, turns: int) -> list[dict[str, str]]:
-    """The last ``turns`` exchanges as chat messages, oldest first."""
+    """At least the last ``turns`` exchanges (when there are that many) as chat messages,
+    oldest first, trimmed in blocks: the window grows by one exchange a turn up to
+    ``2 × turns - 1`` and then falls back to ``turns``. A window that slid by one every turn
+    would change the prompt right after the persona each time and cost the model a full
+    re-read; this one keeps the prompt's beginning (and llama.cpp's cache of it) stable."""
+    if turns <= 0:
+        return []
+    (messages,) = db.execute(
+        "SELECT count(*) FROM messages WHERE conversation_id = ?", [conversation_id]
+    ).fetchone()
+    done = messages // 2
+    keep = done if done < turns else turns + (done - turns) % turns
     rows = db.execute(
         "SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
-        [conversation_id, turns * 2],
+        [conversation_id, keep * 2],
     ).fetchall()
     return [{"role": role, "content": text} for role, text in reversed(rows)]
 
