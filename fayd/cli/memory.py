@@ -9,8 +9,10 @@ queries costs one model load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +79,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _open(cfg: Config, args: argparse.Namespace, with_llm: bool = False) -> Memory:
-    return open_memory(cfg, args.db, with_llm=with_llm)
+@contextlib.contextmanager
+def _opened(cfg: Config, args: argparse.Namespace, with_llm: bool = False) -> Iterator[Memory]:
+    """The memory of ``--db`` (or the state folder's), closed when the command is done."""
+    memory = open_memory(cfg, args.db, with_llm=with_llm)
+    try:
+        yield memory
+    finally:
+        memory.store.close()
 
 
 def _progress(message: str) -> None:
@@ -153,11 +161,8 @@ def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
         except BadInput as exc:
             raise BadInput(f"{args.jsonl}:{number}: {exc}") from exc
     need_llm = not args.no_llm and any(n.importance is None for n in nodes)
-    memory = _open(cfg, args, with_llm=need_llm)
-    try:
+    with _opened(cfg, args, with_llm=need_llm) as memory:
         added = memory.add(nodes, progress=_progress)
-    finally:
-        memory.store.close()
     for node in added:
         print(
             json.dumps(
@@ -220,8 +225,7 @@ def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
             }
         ]
     )
-    memory = _open(cfg, args)
-    try:
+    with _opened(cfg, args) as memory:
         for spec in specs:
             if args.queries:
                 spec.setdefault("user", args.user)
@@ -240,46 +244,32 @@ def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
                 for h in hits:
                     print(f"{h['score']:.3f} [{h['datetime']}] #{h['node_id']} {h['content']}")
                     print(f"      {' '.join(h['tags'])}")
-    finally:
-        memory.store.close()
     return 0
 
 
 def cmd_stats(cfg: Config, args: argparse.Namespace) -> int:
-    memory = _open(cfg, args)
-    try:
+    with _opened(cfg, args) as memory:
         print(json.dumps(memory.stats(), indent=2, ensure_ascii=False))
-    finally:
-        memory.store.close()
     return 0
 
 
 def cmd_import(cfg: Config, args: argparse.Namespace) -> int:
-    memory = _open(cfg, args)
-    try:
+    with _opened(cfg, args) as memory:
         report = import_fay(memory, args.dir, args.user, progress=_progress)
-    finally:
-        memory.store.close()
     print(json.dumps(report, ensure_ascii=False))
     return 0
 
 
 def cmd_export(cfg: Config, args: argparse.Namespace) -> int:
-    memory = _open(cfg, args)
-    try:
+    with _opened(cfg, args) as memory:
         report = export_fay(memory, args.dir, args.user, progress=_progress)
-    finally:
-        memory.store.close()
     print(json.dumps(report, ensure_ascii=False))
     return 0
 
 
 def cmd_quarantine_list(cfg: Config, args: argparse.Namespace) -> int:
-    memory = _open(cfg, args)
-    try:
+    with _opened(cfg, args) as memory:
         items = quarantine.list_items(memory, None if args.status == "all" else args.status)
-    finally:
-        memory.store.close()
     for item in items:
         if args.json:
             print(json.dumps(item, ensure_ascii=False))
@@ -299,12 +289,9 @@ def cmd_quarantine_list(cfg: Config, args: argparse.Namespace) -> int:
 
 def cmd_quarantine_decide(cfg: Config, args: argparse.Namespace) -> int:
     # Approving a node scores its importance: load the LLM only then.
-    memory = _open(cfg, args, with_llm=args.decision == "approve")
-    try:
+    with _opened(cfg, args, with_llm=args.decision == "approve") as memory:
         decide = quarantine.approve if args.decision == "approve" else quarantine.reject
         item = decide(memory, args.id)
-    finally:
-        memory.store.close()
     out = {"ok": True, "id": item["id"], "status": item["status"]}
     result = item.get("result")
     if isinstance(result, dict):
