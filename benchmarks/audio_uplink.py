@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from fayd.devices.simulator import FRAME_SAMPLES, SimDevice
-from fayd.service.harness import DaemonProcess
+from fayd.service.harness import DaemonProcess, run_against_daemon
 
 RATE = 16000
 
@@ -100,15 +98,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--speech", action="store_true", help="speech with pauses: turns run")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="fayd-bench-") as tmp:
-        daemon = DaemonProcess(Path(tmp) / "state").start()
-        try:
-            result = asyncio.run(measure(daemon, args))
-        finally:
-            code = daemon.stop()
-        result["daemon_exit"] = code
-        result["log_tracebacks"] = daemon.log_text().count("Traceback")
-        print(json.dumps(result))
+    print(json.dumps(run_against_daemon(lambda daemon: measure(daemon, args))))
 
 
 if __name__ == "__main__":

@@ -24,14 +24,12 @@ import asyncio
 import json
 import sqlite3
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 import aiomqtt
 
 from fayd.protocol import SensorEvent, Topics, decode, encode
-from fayd.service.harness import DaemonProcess
+from fayd.service.harness import DaemonProcess, run_against_daemon
 from fayd.transport.mqtt import no_delay, parse_mqtt_url
 
 TOPICS = Topics()
@@ -202,15 +200,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000, help="paced phase, events/s")
     parser.add_argument("--seconds", type=float, default=5, help="paced phase length")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="fayd-bench-") as tmp:
-        daemon = DaemonProcess(Path(tmp) / "state").start()
-        try:
-            result = asyncio.run(measure(daemon, args))
-        finally:
-            code = daemon.stop()
-        result["daemon_exit"] = code
-        result["log_tracebacks"] = daemon.log_text().count("Traceback")
-        print(json.dumps(result))
+    print(json.dumps(run_against_daemon(lambda daemon: measure(daemon, args))))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,16 @@ the harness of the end-to-end tests and the benchmarks."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 
@@ -82,3 +85,17 @@ class DaemonProcess:
                 self.proc.kill()
                 self.proc.wait(10)
         return self.proc.returncode
+
+
+def run_against_daemon(measure: Callable[[DaemonProcess], Awaitable[dict]]) -> dict:
+    """Run an async measurement against a fresh daemon in a temporary folder (for the
+    benchmarks); the result also says how the daemon ended and if its log has a traceback."""
+    with tempfile.TemporaryDirectory(prefix="fayd-bench-") as tmp:
+        daemon = DaemonProcess(Path(tmp) / "state").start()
+        try:
+            result = asyncio.run(measure(daemon))
+        finally:
+            code = daemon.stop()
+        result["daemon_exit"] = code
+        result["log_tracebacks"] = daemon.log_text().count("Traceback")
+    return result
