@@ -144,6 +144,9 @@ class AgentConfig:
     #: More remembers more but the model reads it before every answer (~0.5 ms a token on
     #: 2 cores with the default model).
     memory_tokens: int = 256
+    #: After every this many turns of a conversation the model notes what it learnt in the
+    #: MemoryFS documents (personas, events, digest), in the background; 0 = never.
+    extract_every_turns: int = 6
     #: Your own action_rules.csv (seed 000's format); empty = the one fayd ships.
     action_rules: str = ""
 

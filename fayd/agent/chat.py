@@ -1,5 +1,6 @@
 """A conversation turn: persona + history + question → the model's reply, sentence by
-sentence, with <think> content removed; the exchange is stored when the turn ends."""
+sentence, with <think> content removed; the exchange is stored when the turn ends, and
+every ``extract_every_turns`` turns the model notes what it learnt (in the background)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, ModelError
 from fayd.llm.text import SentenceSplitter, ThinkFilter
-from fayd.memory import Memory
+from fayd.memory import Memory, extract
 from fayd.memory.budget import context_size, counter
 from fayd.memory.context import assemble
 from fayd.store import Store, records
@@ -74,6 +75,10 @@ class Agent:
         self.llm_cfg = llm_cfg
         self.memory = memory
         self._writes: set[asyncio.Task[None]] = set()
+        # Extractions run one at a time, in turn order (each overwrites the digest).
+        self._extractions: set[asyncio.Task[None]] = set()
+        self._extract_lock = asyncio.Lock()
+        self._closing = threading.Event()
 
     def messages(
         self, history: list[dict[str, str]], question: str, context: str = ""
@@ -116,6 +121,7 @@ class Agent:
                     records.record_turn, conversation, turn.question, turn.answer, meta
                 )
                 self._memorize(turn, conversation)
+                await self._extract_if_due(turn.user, conversation)
 
     async def _context(self, turn: Turn, conversation: int, history: list[dict[str, str]]) -> str:
         """What memory has for this turn (rules, portrait, facts, notes, playbooks, recalled
@@ -181,10 +187,55 @@ class Agent:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
+    async def _extract_if_due(self, user: str, conversation: int) -> None:
+        """Start the MemoryFS extraction when this turn completes a block of
+        ``extract_every_turns``, counted in the stored conversation (a restart keeps it)."""
+        every = self.cfg.extract_every_turns
+        if every <= 0 or self.memory is None or self.llm is None or self._closing.is_set():
+            return
+        turns = await self.store.run(extract.turns_done, conversation)
+        if not extract.due(turns, every):
+            return
+        store, llm, name = self.memory.store, self.llm, self.cfg.agent_name
+
+        async def run() -> None:
+            async with self._extract_lock:
+                if self._closing.is_set():
+                    return
+                # A worker thread; the model is asked as background work, so the user's
+                # next turn goes first (fayd.llm.local.PriorityGate).
+                try:
+                    await asyncio.to_thread(
+                        extract.run_extraction,
+                        store,
+                        llm,
+                        user,
+                        conversation,
+                        turns,
+                        every,
+                        name,
+                        self._closing,
+                    )
+                except Exception:  # it reports its own failures; anything else is a bug
+                    log.exception("memory extraction crashed")
+
+        task = asyncio.create_task(run())
+        self._extractions.add(task)
+        task.add_done_callback(self._extractions.discard)
+
+    async def idle(self) -> None:
+        """Wait until pending memory writes and extractions are done (tests, tools)."""
+        while pending := self._writes | self._extractions:
+            await asyncio.wait(pending)
+
     async def close(self) -> None:
-        """Let pending memory writes finish (they are quick) before the store closes."""
-        if self._writes:
-            await asyncio.wait(set(self._writes), timeout=30)
+        """Let pending memory writes finish (they are quick) and abandon pending extractions
+        (one could hold the model for a minute; it writes nothing when abandoned) before the
+        store closes."""
+        self._closing.set()
+        pending = self._writes | self._extractions
+        if pending:
+            await asyncio.wait(pending, timeout=30)
 
     async def _generate(self, messages: list[dict[str, str]], turn: Turn) -> AsyncIterator[str]:
         """The model's text deltas, produced on a worker thread, handed over by a queue."""

@@ -1,24 +1,134 @@
-"""A local chat model: a GGUF file run by llama.cpp (llama-cpp-python), streamed."""
+"""A local chat model: a GGUF file run by llama.cpp (llama-cpp-python), streamed.
+
+The user's turns go before background work (memory extraction): see :class:`PriorityGate`.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import logging
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fayd.errors import ModelError
 
+log = logging.getLogger(__name__)
+
+#: A background generation checks for a waiting foreground caller every this many prompt
+#: tokens (and after every generated token): the longest a user's turn waits for it.
+YIELD_TOKENS = 32
+#: ``chat(background=True)`` starts a generation again this many times after giving way,
+#: then fails (its caller gives up this round rather than compete with a busy user forever).
+MAX_PREEMPTIONS = 5
+
+
+class Preempted(ModelError):
+    """A background generation gave way to a foreground one (``stream_chat`` raises it;
+    ``chat`` starts the generation again once the model is free)."""
+
+
+class _Abandoned(Exception):
+    """``stop`` was set while a background prompt was being read."""
+
+
+class PriorityGate:
+    """Foreground calls (the user's turns) before background ones.
+
+    Background callers wait while any foreground call runs or waits; a running background
+    generation asks :meth:`must_yield` between steps and gives way (:class:`Preempted`).
+    A foreground caller therefore waits at most for one step of background work, never for
+    a queue of it. ``exclusive`` (the local model, one KV cache): one generation at a time,
+    whatever its kind. Not exclusive (a server that queues requests itself): foreground calls
+    run at once and side by side; only background calls are held back, one at a time.
+    """
+
+    #: How often a waiting background caller looks at its ``stop`` event.
+    POLL_S = 0.1
+
+    def __init__(self, exclusive: bool = True) -> None:
+        self.exclusive = exclusive
+        self._cond = threading.Condition()
+        self._busy = False  # a generation holds the model (exclusive) or a background one runs
+        self._foreground = 0  # foreground callers running or waiting
+        self._background = False  # a background generation runs
+
+    def enter_foreground(self) -> None:
+        with self._cond:
+            self._foreground += 1
+            if self.exclusive:
+                while self._busy:
+                    self._cond.wait()
+                self._busy = True
+
+    def leave_foreground(self) -> None:
+        with self._cond:
+            self._foreground -= 1
+            if self.exclusive:
+                self._busy = False
+            self._cond.notify_all()
+
+    def enter_background(self, stop: threading.Event | None = None) -> bool:
+        """Wait until no generation runs and no foreground caller waits; False (nothing
+        entered) when ``stop`` is set meanwhile."""
+        with self._cond:
+            while self._busy or self._foreground:
+                if stop is not None and stop.is_set():
+                    return False
+                self._cond.wait(self.POLL_S if stop is not None else None)
+            self._busy = self._background = True
+            return True
+
+    def leave_background(self) -> None:
+        with self._cond:
+            self._busy = self._background = False
+            self._cond.notify_all()
+
+    @property
+    def background_running(self) -> bool:
+        return self._background
+
+    def must_yield(self) -> bool:
+        """True when a foreground caller runs or waits (a racy read: one step late at worst)."""
+        return self._foreground > 0
+
+
+def chat_in_background(stream: Callable[[], Iterator[str]]) -> str:
+    """``"".join(stream())``, started again after each :class:`Preempted`, at most
+    :data:`MAX_PREEMPTIONS` times (the next start waits for the foreground turn to end)."""
+    for _ in range(MAX_PREEMPTIONS + 1):
+        try:
+            return "".join(stream())
+        except Preempted:
+            continue
+    raise ModelError(f"gave way to the user's turns {MAX_PREEMPTIONS + 1} times; given up")
+
+
+@dataclass
+class _Cache:
+    """The foreground's KV cache (sequence 0) and the tokens it holds."""
+
+    data: Any
+    size: int
+    tokens: Sequence[int]
+
 
 class LocalLlm:
     """Chat with a GGUF model that has a chat template (ChatML for SmolLM2, Qwen…).
 
-    One lock serialises every generation: a llama.cpp context holds one KV cache and is not
-    re-entrant. ``stream_chat`` holds the lock from its first ``next()`` until it is
-    exhausted, stopped or closed — consume it fully or ``close()`` it (a ``for`` loop that
+    One :class:`PriorityGate` serialises every generation: a llama.cpp context holds one KV
+    cache and is not re-entrant. ``stream_chat`` holds it from its first ``next()`` until it
+    is exhausted, stopped or closed — consume it fully or ``close()`` it (a ``for`` loop that
     ``break``s is closed when the generator is garbage-collected, which CPython does at once).
-    All calls block: run them in a worker thread (``asyncio.to_thread``).
+
+    ``background=True`` (memory extraction) waits for the user's turns, gives way to one that
+    arrives (within :data:`YIELD_TOKENS` tokens, prompt included) and puts the KV cache back
+    as it found it, so the user's next turn still finds its persona and history read
+    (llama.cpp's prefix cache). All calls block: run them in a worker thread.
     """
 
     def __init__(
@@ -51,7 +161,7 @@ class LocalLlm:
             raise ModelError(f"cannot load LLM {path}: {exc}") from exc
         self.path = path
         self.seed = seed
-        self._lock = threading.Lock()
+        self._gate = PriorityGate(exclusive=True)
 
     @property
     def n_ctx(self) -> int:
@@ -76,44 +186,123 @@ class LocalLlm:
         max_tokens: int = 128,
         temperature: float = 0.7,
         stop: threading.Event | None = None,
+        background: bool = False,
         **options: Any,
     ) -> Iterator[str]:
         """Yield the reply's text deltas as the model produces them.
 
         ``stop`` (e.g. set when the user barges in) ends the reply after the current token;
-        the prompt's own evaluation cannot be interrupted. ``options`` go to llama-cpp-python's
-        ``create_chat_completion`` (``stop`` strings there are ``stop_strings`` here, since
-        ``stop`` is the event; also ``top_p``, ``repeat_penalty``, ``response_format``, ``seed``).
-        Errors (e.g. a prompt longer than the context) are raised as ModelError.
+        the prompt's own evaluation cannot be interrupted (a background one can). ``options``
+        go to llama-cpp-python's ``create_chat_completion`` (``stop`` strings there are
+        ``stop_strings`` here, since ``stop`` is the event; also ``top_p``,
+        ``repeat_penalty``, ``response_format``, ``seed``). Errors (e.g. a prompt longer
+        than the context) are raised as ModelError; a ``background`` generation that gives
+        way to a user's turn raises :class:`Preempted` (use ``chat``, which starts again).
         """
         if "stop_strings" in options:
             options["stop"] = options.pop("stop_strings")
-        with self._lock:
+        if background:
+            if not self._gate.enter_background(stop):
+                return
+            leave = self._gate.leave_background
+        else:
+            self._gate.enter_foreground()
+            leave = self._gate.leave_foreground
+        try:
             if stop is not None and stop.is_set():
                 return
+            if not background:
+                yield from self._generate(messages, max_tokens, temperature, stop, options)
+                return
+            cache = self._save_cache()
+            # llama-cpp-python reads the prompt and every new token through Llama.eval: in
+            # small steps, it is where a background generation can give way.
+            self._llm.eval = functools.partial(self._eval_yielding, stop)
             try:
-                chunks = self._llm.create_chat_completion(
-                    messages=messages,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    stream=True,
-                    **options,
-                )
-            except (ValueError, RuntimeError) as exc:  # e.g. the chat template rejects a role
-                raise ModelError(f"LLM request failed: {exc}") from exc
-            try:
-                for chunk in _translated(chunks):
-                    if stop is not None and stop.is_set():
-                        return
-                    delta = chunk["choices"][0]["delta"].get("content")
-                    if delta:
-                        yield delta
+                yield from self._generate(messages, max_tokens, temperature, stop, options)
+            except _Abandoned:
+                return
             finally:
-                chunks.close()  # ends llama.cpp's generation loop now, not at GC time
+                del self._llm.eval
+                self._restore_cache(cache)
+        finally:
+            leave()
+
+    def _generate(
+        self,
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        temperature: float,
+        stop: threading.Event | None,
+        options: dict[str, Any],
+    ) -> Iterator[str]:
+        try:
+            chunks = self._llm.create_chat_completion(
+                messages=messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stream=True,
+                **options,
+            )
+        except (ValueError, RuntimeError) as exc:  # e.g. the chat template rejects a role
+            raise ModelError(f"LLM request failed: {exc}") from exc
+        try:
+            for chunk in _translated(chunks):
+                if stop is not None and stop.is_set():
+                    return
+                delta = chunk["choices"][0]["delta"].get("content")
+                if delta:
+                    yield delta
+        finally:
+            chunks.close()  # ends llama.cpp's generation loop now, not at GC time
 
     def chat(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
-        """The whole reply as one string (same arguments as :meth:`stream_chat`)."""
+        """The whole reply as one string (same arguments as :meth:`stream_chat`); with
+        ``background=True`` started again after giving way (:func:`chat_in_background`)."""
+        if kwargs.get("background"):
+            return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
         return "".join(self.stream_chat(messages, **kwargs))
+
+    def _eval_yielding(self, stop: threading.Event | None, tokens: Sequence[int]) -> None:
+        import llama_cpp
+
+        for start in range(0, len(tokens), YIELD_TOKENS):
+            if self._gate.must_yield():
+                raise Preempted("a background generation gave way to the user's turn")
+            if stop is not None and stop.is_set():
+                raise _Abandoned
+            llama_cpp.Llama.eval(self._llm, tokens[start : start + YIELD_TOKENS])
+
+    def _save_cache(self) -> _Cache | None:
+        """A copy of the KV cache (ms: only the cells in use, not the 100 MB of logits that
+        ``Llama.save_state`` copies too). Uses llama-cpp-python 0.3.36's private ``_ctx``."""
+        import llama_cpp
+
+        n = self._llm.n_tokens
+        if n == 0:
+            return None
+        ctx = self._llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        got = llama_cpp.llama_state_seq_get_data(ctx, data, size, 0)
+        if not got:
+            return None
+        return _Cache(data, got, self._llm.input_ids[:n].copy())
+
+    def _restore_cache(self, cache: _Cache | None) -> None:
+        import llama_cpp
+
+        llm = self._llm
+        if cache is None:
+            return
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, cache.data, cache.size, 0):
+            n = len(cache.tokens)
+            llm.input_ids[:n] = cache.tokens
+            llm.n_tokens = n
+            llm._requires_eval = True  # the logits are not restored: re-read one token
+        else:  # the next prompt is read in full: slower, still right
+            log.warning("could not restore the LLM's cache after background work")
+            llm.reset()
 
 
 def _translated(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from fayd.errors import LinkError, ModelError
+from fayd.llm.local import Preempted, PriorityGate, chat_in_background
 
 
 class LlmUnreachable(ModelError, LinkError):
@@ -32,7 +33,9 @@ class RemoteLlm:
     ``timeout_s`` every other wait on the server: sending the request, the answer's headers
     and each gap between streamed chunks (so the first one includes the prompt's
     evaluation). Each call is its own request; the connection pool is thread-safe, so no
-    lock: the server queues concurrent requests itself.
+    lock: the server queues concurrent requests itself. ``background=True`` requests (memory
+    extraction) wait while one of the user's is in flight and give way to one that starts
+    (the connection is closed, which stops the server's generation), as with the local model.
     All calls block: run them in a worker thread (``asyncio.to_thread``).
     """
 
@@ -55,6 +58,7 @@ class RemoteLlm:
         self.model = model
         self.timeout_s = timeout_s
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._gate = PriorityGate(exclusive=False)
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(timeout_s, connect=min(connect_timeout_s, timeout_s)),
@@ -91,6 +95,7 @@ class RemoteLlm:
         max_tokens: int = 128,
         temperature: float = 0.7,
         stop: Event | None = None,
+        background: bool = False,
         **options: Any,
     ) -> Iterator[str]:
         """Yield the reply's text deltas as the server streams them.
@@ -100,9 +105,33 @@ class RemoteLlm:
         body (``stop_strings`` is sent as ``stop``; also ``top_p``, ``seed``,
         ``response_format``…). A refused request is a ModelError with the server's message;
         no connection or no answer within ``timeout_s`` is an :class:`LlmUnreachable`.
+        A ``background`` request that gives way to a user's raises :class:`Preempted` at
+        its next chunk (``chat`` starts it again); one still waiting for the server's
+        first chunk cannot see the user's request, which the server may queue behind it.
         """
         if "stop_strings" in options:
             options["stop"] = options.pop("stop_strings")
+        if background:
+            if not self._gate.enter_background(stop):
+                return
+            leave = self._gate.leave_background
+        else:
+            self._gate.enter_foreground()
+            leave = self._gate.leave_foreground
+        try:
+            yield from self._stream(messages, max_tokens, temperature, stop, background, options)
+        finally:
+            leave()
+
+    def _stream(
+        self,
+        messages: list[dict[str, Any]],
+        max_tokens: int,
+        temperature: float,
+        stop: Event | None,
+        background: bool,
+        options: dict[str, Any],
+    ) -> Iterator[str]:
         if stop is not None and stop.is_set():
             return
         url = f"{self.base_url}/chat/completions"
@@ -119,6 +148,8 @@ class RemoteLlm:
             for event in self._events(url, response):
                 if stop is not None and stop.is_set():
                     return  # the finally closes the connection mid-stream
+                if background and self._gate.must_yield():
+                    raise Preempted("a background request gave way to the user's request")
                 if "error" in event:
                     raise ModelError(f"LLM server {url} failed: {_error_text(event['error'])}")
                 choices = event.get("choices") or [{}]
@@ -129,7 +160,10 @@ class RemoteLlm:
             response.close()
 
     def chat(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
-        """The whole reply as one string (same arguments as :meth:`stream_chat`)."""
+        """The whole reply as one string (same arguments as :meth:`stream_chat`); with
+        ``background=True`` started again after giving way (:func:`chat_in_background`)."""
+        if kwargs.get("background"):
+            return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
         return "".join(self.stream_chat(messages, **kwargs))
 
     def _send(self, url: str, body: dict[str, Any]) -> httpx.Response:

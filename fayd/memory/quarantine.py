@@ -120,7 +120,8 @@ def _decide(
 
 
 def approve(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
-    """Write the held node or fact to live memory; returns the item with ``result``."""
+    """Write the held node, fact or document entry to live memory; returns the item with
+    ``result``."""
     now = time.time() if now is None else now
     item = memory.store.call(_pending, qid)
     payload = item["payload"]
@@ -133,6 +134,16 @@ def approve(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
             return {"fact": fact.to_dict(), "closed": closed}
 
         result = memory.store.call(run)
+    elif "document" in payload:
+        from fayd.memory import extract  # extract holds items here: import at call time
+
+        def replay(db: sqlite_utils.Database) -> dict[str, Any]:
+            _pending(db, qid)
+            summary = extract.write_held(db, payload, now)  # a MemoryFS document entry
+            _decide(db, qid, "approved", now, None)
+            return summary
+
+        result = memory.store.call(replay)
     else:
         # The node needs an embedding and an importance score (outside the lock), so it is
         # written first, then the item marked; the check above keeps double approval out.
