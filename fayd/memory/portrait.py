@@ -93,7 +93,8 @@ def portrait_user(
         {"role": "system", "content": system},
         {"role": "user", "content": PROMPT.format(old=old, talk=talk_text, **fields)},
     ]
-    answer = llm.chat(messages, max_tokens=ANSWER_TOKENS, temperature=0.3)
+    # background: a user's turn goes first (fayd.llm.local.PriorityGate)
+    answer = llm.chat(messages, max_tokens=ANSWER_TOKENS, temperature=0.3, background=True)
     portrait = fit_chars(answer)
     if len(portrait) < 10:
         log.warning("portrait for %s: unusable answer %r, the old one is kept", username, answer)

@@ -141,6 +141,7 @@ def reflect_user(
         max_tokens=ANSWER_TOKENS,
         temperature=0.2,
         response_format={"type": "json_object", "schema": SCHEMA},
+        background=True,  # a user's turn goes first (fayd.llm.local.PriorityGate)
     )
     insights = [i for i in parse_insights(answer) if looks_like_instruction(i) is None]
     if not insights:
