@@ -28,7 +28,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
     sub = p.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
 
-    a = sub.add_parser("add", help="add nodes from JSON lines (content, node_type, tags…)")
+    a = sub.add_parser("add", help="add nodes from JSON lines (content, node_type, tags, scope…)")
     a.add_argument("--jsonl", required=True, help="file of JSON objects, one per line ('-': stdin)")
     a.add_argument("--user", help="username for lines without one")
     a.add_argument("--no-llm", action="store_true", help="don't score importance with the LLM")
@@ -123,6 +123,7 @@ ADD_KEYS = {
     "persistent",
     "pointer_id",
     "id",
+    "scope",
 }
 
 
@@ -149,6 +150,7 @@ def node_from_line(obj: dict[str, Any], default_user: str) -> NewNode:
         tags=tags,
         importance=obj.get("importance"),
         datetime=obj.get("datetime") or "",
+        scope=obj.get("scope") or "user",  # household: every user sees it
     )
 
 

@@ -4,6 +4,12 @@ Layout: ``DIR/memory_stream/nodes.json`` for one user, or ``DIR/<username>/memor
 per user (Fay's isolated mode); portraits in ``DIR/user_profiles.db`` (table T_Member).
 Imported vectors are not reused: embeddings.json does not say which model made them, and
 vectors of two models must never be mixed, so every imported node is embedded again.
+
+Fay has no household scope. A household node is exported in the stream of every user (each
+sees it, and a reflection's pointers to it stay inside its stream) with the tag
+:data:`HOUSEHOLD_TAG`; import maps that tag back to the scope and stores the copies once: a
+household node whose (node type, content, datetime) is already stored, by an earlier stream
+of the same import or before, is not written again, and pointers to it map to the stored one.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from fayd.memory.nodes import NewNode
 from fayd.memory.service import Memory
 
 REQUIRED = ("node_id", "node_type", "content", "importance", "created", "last_retrieved")
+#: A household node's tag in Fay's files (it is not stored: the scope column says it).
+HOUSEHOLD_TAG = "scope:household"
 BATCH = 256
 Progress = Callable[[str], None]
 
@@ -61,13 +69,16 @@ def read_nodes(path: Path, username: str) -> list[NewNode]:
         if raw["node_id"] in seen:  # Fay's ids can collide after deletions: keep the first
             raise BadInput(f"{where}: node_id {raw['node_id']} appears twice")
         seen.add(raw["node_id"])
+        tags = raw.get("tags") or []
+        household = isinstance(tags, list) and HOUSEHOLD_TAG in tags
         try:
             out.append(
                 NewNode(
                     content=raw["content"],
                     username=username,
                     node_type=raw["node_type"],
-                    tags=list(raw.get("tags") or []),
+                    tags=[t for t in tags if t != HOUSEHOLD_TAG] if household else list(tags),
+                    scope="household" if household else "user",
                     importance=raw["importance"],
                     datetime=raw.get("datetime") or "",
                     fay_node_id=raw["node_id"],
@@ -96,7 +107,8 @@ def read_profiles(folder: Path) -> dict[str, tuple[str, str]]:
 def import_fay(
     memory: Memory, folder: str | Path, username: str | None = None, progress: Progress = print
 ) -> dict[str, Any]:
-    """Import every stream under ``folder``; each user's nodes in one transaction."""
+    """Import every stream under ``folder``; each user's nodes in one transaction. A household
+    node already stored is not written again (``household_merged`` counts those copies)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise BadInput(f"not a folder: {folder}")
@@ -104,22 +116,46 @@ def import_fay(
     parsed = [(u, read_nodes(p / "nodes.json", u)) for u, p in streams]  # all, before writing
     profiles = read_profiles(folder)
     report: dict[str, Any] = {"users": {}, "dangling_pointers": 0}
+    stored = memory.store.call(db_nodes.household_keys)
+    merged = 0
     for user, new in parsed:
-        report["users"][user] = len(memory.add(new, progress=progress))
-        known = {n.fay_node_id for n in new}
+        known: dict[int, int] = {}  # this file's Fay id → our id, for the copies not written
+        keep = []
+        for n in new:
+            if n.scope == "household" and _key(n) in stored:
+                known[n.fay_node_id] = stored[_key(n)]  # type: ignore[index]
+            else:
+                keep.append(n)
+        for n in keep:
+            n.fay_known = known
+        written = memory.add(keep, progress=progress)
+        for n, w in zip(keep, written, strict=True):
+            if n.scope == "household":
+                stored.setdefault(_key(n), w["node_id"])
+        report["users"][user] = len(written)
+        merged += len(known)
+        ids = {n.fay_node_id for n in new}
         report["dangling_pointers"] += sum(
-            p not in known for n in new for p in (n.fay_pointer_id or [])
+            p not in ids for n in keep for p in (n.fay_pointer_id or [])
         )
+    if merged:
+        report["household_merged"] = merged
     for user, (portrait, extra) in profiles.items():
         memory.set_user_profile(user, portrait[:1000], extra)
     report["profiles"] = len(profiles)
     return report
 
 
+def _key(node: NewNode) -> tuple[str, str, str]:
+    return (node.node_type, node.content, node.datetime)
+
+
 def export_fay(
     memory: Memory, folder: str | Path, username: str | None = None, progress: Progress = print
 ) -> dict[str, Any]:
-    """Write Fay's files; one user flat into ``folder``, else one subfolder per user."""
+    """Write Fay's files; one user flat into ``folder``, else one subfolder per user. A user's
+    stream holds the nodes it sees: its own and the household nodes (tagged
+    :data:`HOUSEHOLD_TAG`)."""
     folder = Path(folder)
     names = [username] if username else memory.store.call(db_nodes.users)
     report: dict[str, int] = {}
@@ -144,12 +180,14 @@ def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[st
     ids: dict[int, int] = {}
     taken = {r["fay_node_id"] for r in rows if r["fay_node_id"] is not None}
     next_id = max(taken, default=-1) + 1
+    used: set[int] = set()
     for r in rows:
-        if r["fay_node_id"] is not None and r["fay_node_id"] not in ids.values():
+        if r["fay_node_id"] is not None and r["fay_node_id"] not in used:
             ids[r["id"]] = r["fay_node_id"]
         else:
             ids[r["id"]] = next_id
             next_id += 1
+        used.add(ids[r["id"]])
     nodes, embeddings = [], {}
     for r in rows:
         imp = r["importance"]
@@ -165,11 +203,20 @@ def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[st
                 "pointer_id": None
                 if r["pointer_id"] is None
                 else [ids[p] for p in r["pointer_id"] if p in ids],
-                "tags": sorted(r["tags"]),
+                "tags": _fay_tags(r),
             }
         )
         embeddings[r["content"]] = r["vector"]
     return nodes, embeddings
+
+
+def _fay_tags(row: dict[str, Any]) -> list[str]:
+    """Sorted tags; a household node's say so, and only theirs (a stray stored tag of that
+    name must not turn a private node into a household one on the way back)."""
+    tags = set(row["tags"]) - {HOUSEHOLD_TAG}
+    if row["scope"] == "household":
+        tags.add(HOUSEHOLD_TAG)
+    return sorted(tags)
 
 
 def _write_json(path: Path, data: Any) -> None:

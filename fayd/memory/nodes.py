@@ -36,13 +36,16 @@ class NewNode:
     importance: float | None = None  # None: scored by the LLM
     datetime: str = ""  # Fay's format or ISO 8601; empty = now
     pointer_id: list[int] | None = None
-    scope: str = "user"
+    scope: str = "user"  # household: seen by every user (written once, by one of them)
     created_at: float = 0.0  # filled from datetime
     # Import from Fay: its id, its pointer ids (mapped to ours in the same batch) and steps.
     fay_node_id: int | None = None
     fay_pointer_id: list[int] | None = None
     step: int | None = None
     retrieved_step: int | None = None
+    # Fay ids of this file that are already stored as another node (a household node that
+    # an earlier stream or the database holds) → our id, so pointers to them still map.
+    fay_known: dict[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
@@ -158,7 +161,13 @@ def insert_nodes(
             Row(node_id, node.node_type, importances[i], node.created_at, step, node.tags, vector)
         )
     # The lexical index, in the same transaction as the nodes.
-    lexical.add(db, [(r.id, n.username, n.content) for n, r in zip(nodes, rows, strict=True)])
+    lexical.add(
+        db,
+        [
+            (r.id, lexical.owner(n.username, n.scope), n.content)
+            for n, r in zip(nodes, rows, strict=True)
+        ],
+    )
     _map_fay_pointers(db, nodes, rows, fay_ids)
     return rows
 
@@ -174,19 +183,44 @@ def _map_fay_pointers(
     for node, row in zip(nodes, rows, strict=True):
         if node.fay_pointer_id is None:
             continue
-        ours = [fay_ids[k] for p in node.fay_pointer_id if (k := (node.username, p)) in fay_ids]
+        known = node.fay_known or {}
+        ours = []
+        for p in node.fay_pointer_id:
+            if (node.username, p) in fay_ids:
+                ours.append(fay_ids[(node.username, p)])
+            elif p in known:
+                ours.append(known[p])
         node.pointer_id = ours
         db.execute(
             "UPDATE memory_nodes SET pointer_id = ? WHERE id = ?", [json.dumps(ours), row.id]
         )
 
 
+#: The household nodes written by someone else than ``?`` (index ``memory_nodes_household``).
+OTHERS_HOUSEHOLD = "SELECT id FROM memory_nodes WHERE scope = 'household' AND username != ?"
+
+
 def load_rows(db: sqlite_utils.Database, username: str, model: str, dim: int) -> list[Row]:
-    """Every node of a user as index rows (vectors of another model or size left out)."""
+    """Every node a user wrote (either scope) as index rows (vectors of another model or size
+    left out)."""
+    return _load_rows(db, "n.username = ?", username, model, dim)
+
+
+def load_household_rows(
+    db: sqlite_utils.Database, username: str, model: str, dim: int
+) -> list[Row]:
+    """The household nodes that others wrote, as index rows: what a user sees besides
+    :func:`load_rows`. Their ``step`` is on their writer's counter."""
+    return _load_rows(db, f"n.id IN ({OTHERS_HOUSEHOLD})", username, model, dim)
+
+
+def _load_rows(
+    db: sqlite_utils.Database, where: str, username: str, model: str, dim: int
+) -> list[Row]:
     tags: dict[int, list[str]] = {}
     for node_id, tag in db.execute(
         "SELECT t.node_id, t.tag FROM memory_tags t JOIN memory_nodes n ON n.id = t.node_id"
-        " WHERE n.username = ?",
+        f" WHERE {where}",
         [username],
     ):
         tags.setdefault(node_id, []).append(tag)
@@ -194,7 +228,7 @@ def load_rows(db: sqlite_utils.Database, username: str, model: str, dim: int) ->
     for node_id, node_type, imp, last, step, emodel, edim, blob in db.execute(
         "SELECT n.id, n.node_type, n.importance, n.last_retrieved_at, n.step, e.model, e.dim,"
         " e.vector FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
-        " WHERE n.username = ? ORDER BY n.id",
+        f" WHERE {where} ORDER BY n.id",
         [username],
     ):
         vector = None
@@ -235,10 +269,17 @@ def select_ids(
     tags_all: list[str] | None = None,
     order: str = "n.id DESC",
     where: str = "",
+    household: bool = False,
 ) -> list[int]:
-    """Ids of a user's nodes matching a type and *all* of ``tags_all``, in ``order``."""
-    sql = ["SELECT n.id FROM memory_nodes n WHERE n.username = ?"]
-    args: list[Any] = [username]
+    """Ids of a user's nodes matching a type and *all* of ``tags_all``, in ``order``; with
+    ``household``, the household nodes that others wrote too."""
+    if household:  # an OR of two indexed terms: SQLite reads both indexes, scans nothing
+        mine_or_shared = f"(n.username = ? OR n.id IN ({OTHERS_HOUSEHOLD}))"
+        sql = [f"SELECT n.id FROM memory_nodes n WHERE {mine_or_shared}"]
+        args: list[Any] = [username, username]
+    else:
+        sql = ["SELECT n.id FROM memory_nodes n WHERE n.username = ?"]
+        args = [username]
     if node_type != "all":
         sql.append("AND n.node_type = ?")
         args.append(node_type)
@@ -252,10 +293,13 @@ def select_ids(
     return [r[0] for r in db.execute(" ".join(sql), args)]
 
 
-def touch(db: sqlite_utils.Database, ids: list[int], now: float, step: int) -> None:
+def touch(db: sqlite_utils.Database, ids: list[int], now: float, step: int, username: str) -> None:
+    """Mark nodes retrieved now by ``username`` at its time ``step``. Fay's step counts one
+    writer's nodes: a household node that another user wrote keeps its ``retrieved_step``."""
     db.conn.executemany(
-        "UPDATE memory_nodes SET last_retrieved_at = ?, retrieved_step = ? WHERE id = ?",
-        [(now, step, i) for i in ids],
+        "UPDATE memory_nodes SET last_retrieved_at = ?,"
+        " retrieved_step = CASE WHEN username = ? THEN ? ELSE retrieved_step END WHERE id = ?",
+        [(now, username, step, i) for i in ids],
     )
 
 
@@ -300,13 +344,27 @@ def stats(db: sqlite_utils.Database, model: str) -> dict[str, Any]:
     ).fetchone()[0]
     total = sum(u["nodes"] for u in users.values())
     tags = db.execute("SELECT COUNT(DISTINCT tag) FROM memory_tags").fetchone()[0]
+    household = db.execute(
+        "SELECT COUNT(*) FROM memory_nodes WHERE scope = 'household'"
+    ).fetchone()[0]
     return {
         "nodes": total,
         "users": users,
+        "household_nodes": household,
         "distinct_tags": tags,
         "embedding_model": model,
         "nodes_without_current_embedding": other,
     }
+
+
+def household_keys(db: sqlite_utils.Database) -> dict[tuple[str, str, str], int]:
+    """(node type, content, datetime) → id of every household node: one household node is
+    stored once, however many exported streams carry a copy of it."""
+    rows = db.execute(
+        "SELECT id, node_type, content, datetime FROM memory_nodes WHERE scope = 'household'"
+        " ORDER BY id DESC"  # the oldest wins a tie
+    )
+    return {(t, c, d): i for i, t, c, d in rows}
 
 
 def users(db: sqlite_utils.Database) -> list[str]:
@@ -314,11 +372,19 @@ def users(db: sqlite_utils.Database) -> list[str]:
 
 
 def export_rows(db: sqlite_utils.Database, username: str) -> list[dict[str, Any]]:
-    """A user's nodes in order, with Fay's ids and steps and the stored vector."""
+    """The nodes a user sees (its own, then the household nodes others wrote, each part by
+    step), with Fay's ids and steps and the stored vector."""
     ids = [
         r[0]
         for r in db.execute(
             "SELECT id FROM memory_nodes WHERE username = ? ORDER BY step, id", [username]
+        )
+    ]
+    ids += [
+        r[0]
+        for r in db.execute(
+            f"SELECT id FROM memory_nodes WHERE id IN ({OTHERS_HOUSEHOLD}) ORDER BY step, id",
+            [username],
         )
     ]
     found = fetch_nodes(db, ids)
@@ -326,8 +392,9 @@ def export_rows(db: sqlite_utils.Database, username: str) -> list[dict[str, Any]
         r[0]: r[1:]
         for r in db.execute(
             "SELECT n.id, n.fay_node_id, e.vector FROM memory_nodes n"
-            " LEFT JOIN memory_embeddings e ON e.node_id = n.id WHERE n.username = ?",
-            [username],
+            " LEFT JOIN memory_embeddings e ON e.node_id = n.id"
+            f" WHERE n.username = ? OR n.id IN ({OTHERS_HOUSEHOLD})",
+            [username, username],
         )
     }
     out = []

@@ -5,6 +5,11 @@ lock; the lock is held only to commit the rows (one transaction) and mirror them
 in-memory index, so a slow model never blocks readers. A write is acknowledged only after
 its transaction committed (WAL: it survives a kill -9 of the process).
 All methods block: call them from a worker thread in async code.
+
+Scope: a ``household`` node (a family rule, a carer's visit) is seen by every user, a
+``user`` node only by its writer. A user's index holds the user's own rows and a mirror of
+every household row that others wrote, so one ``rank`` scores both together (one min-max,
+one fusion) and a user without household nodes searches exactly as before.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
 from fayd.memory.errors import BadInput
 from fayd.memory.importance import ImportanceScorer
-from fayd.memory.index import UserIndex
+from fayd.memory.index import Row, UserIndex
 from fayd.memory.nodes import NewNode
 from fayd.memory.retrieve import Fusion, rank
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags, schema
@@ -62,9 +67,11 @@ class Memory:
         extra_tags: Sequence[str] | None = None,
         node_type: str = "observation",
         importance: float | None = None,
+        scope: str = "user",
     ) -> dict[str, Any]:
         """One node with Fay's tag rules; returns it (Fay's node shape). Every write path
-        tags its source: without one, the node is fayd's own (``source:fay_self``)."""
+        tags its source: without one, the node is fayd's own (``source:fay_self``).
+        ``scope="household"``: every user sees it (written by ``username``)."""
         tags = normalize_tags(kind, source or "fay_self", persistent, list(extra_tags or []))
         node = NewNode(
             content=content,
@@ -72,6 +79,7 @@ class Memory:
             node_type=node_type,
             tags=tags,
             importance=importance,
+            scope=scope,
         )
         return self.add([node])[0]
 
@@ -97,6 +105,14 @@ class Memory:
             )
             for n, row in zip(new, rows, strict=True):
                 self._indexes[n.username].extend([row])
+            # A household row also goes into every other loaded index (unloaded ones read
+            # it from the database when they load).
+            shared = [
+                (n.username, r) for n, r in zip(new, rows, strict=True) if n.scope == "household"
+            ]
+            if shared:
+                for user, index in self._indexes.items():
+                    _mirror(index, [r for writer, r in shared if writer != user])
         return [
             fay_node(
                 {
@@ -126,7 +142,8 @@ class Memory:
         weights: tuple[float, float, float] | None = None,
         now: float | None = None,
     ) -> list[dict[str, Any]]:
-        """The best ``n`` nodes for ``query``, best first, each with its ``score``."""
+        """The best ``n`` nodes for ``query`` among the user's own and the household nodes,
+        best first, each with its ``score``."""
         if not isinstance(query, str) or not query.strip():
             raise BadInput("query must be a non-empty string")
         n = _check_n(n)
@@ -163,8 +180,8 @@ class Memory:
             )
             ids = [int(i) for i in index.ids[positions]]
             if not stateless and ids:
-                self.store.call(db_nodes.touch, ids, now, index.max_step)
-                index.touch(positions, now)
+                self.store.call(db_nodes.touch, ids, now, index.max_step, user)
+                self._touch(ids, now)
             found = self.store.call(db_nodes.fetch_nodes, ids)
         return [
             {**fay_node(found[i]), "score": round(float(s), 6)}
@@ -177,12 +194,21 @@ class Memory:
         """Count nodes as retrieved now (context assembly searches stateless, then marks
         only the nodes that made it into the prompt)."""
         now = time.time() if now is None else now
+        user = self._user(username)
         with self._lock:
-            index = self._index(self._user(username))
+            index = self._index(user)
             known = [int(i) for i in ids if int(i) in index.pos]
             if known:
-                self.store.call(db_nodes.touch, known, now, index.max_step)
-                index.touch(np.array([index.pos[i] for i in known], np.int64), now)
+                self.store.call(db_nodes.touch, known, now, index.max_step, user)
+                self._touch(known, now)
+
+    def _touch(self, ids: list[int], now: float) -> None:
+        """Mirror a touch into every loaded index that holds the nodes (a household node is
+        in each user's; the database has one ``last_retrieved_at`` per node)."""
+        for index in self._indexes.values():
+            positions = [index.pos[i] for i in ids if i in index.pos]
+            if positions:
+                index.touch(np.array(positions, np.int64), now)
 
     def get_recent(
         self,
@@ -211,7 +237,8 @@ class Memory:
         self, username: str | None, n: int, node_type: str, tags: list[str], order: str, where=""
     ) -> list[dict[str, Any]]:
         def run(db):
-            ids = db_nodes.select_ids(db, self._user(username), n, node_type, tags, order, where)
+            user = self._user(username)
+            ids = db_nodes.select_ids(db, user, n, node_type, tags, order, where, household=True)
             found = db_nodes.fetch_nodes(db, ids)
             return [fay_node(found[i]) for i in ids]
 
@@ -249,14 +276,16 @@ class Memory:
         return username
 
     def _index(self, username: str) -> UserIndex:
-        """The user's index, loaded from the database on first use (call under the lock)."""
+        """The user's index (own rows, then the household rows others wrote), loaded from the
+        database on first use (call under the lock)."""
         index = self._indexes.get(username)
         if index is None:
-            rows = self.store.call(
-                db_nodes.load_rows, username, self.embedder.name, self.embedder.dim
-            )
-            index = UserIndex(self.embedder.dim, capacity=max(1024, len(rows)))
+            model, dim = self.embedder.name, self.embedder.dim
+            rows = self.store.call(db_nodes.load_rows, username, model, dim)
+            shared = self.store.call(db_nodes.load_household_rows, username, model, dim)
+            index = UserIndex(dim, capacity=max(1024, len(rows) + len(shared)))
             index.extend(rows)
+            _mirror(index, shared)
             self._indexes[username] = index
         return index
 
@@ -264,6 +293,15 @@ class Memory:
         """Drop the in-memory indexes (they reload from the database on next use)."""
         with self._lock:
             self._indexes.clear()
+
+
+def _mirror(index: UserIndex, rows: list[Row]) -> None:
+    """Add household rows that another user wrote: ``max_step`` stays the user's own (it is
+    the time step a touch records, and steps count one writer's nodes)."""
+    if rows:
+        step = index.max_step
+        index.extend(rows)
+        index.max_step = step
 
 
 def fay_node(node: dict[str, Any]) -> dict[str, Any]:

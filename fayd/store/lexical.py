@@ -2,10 +2,10 @@
 
 MiniLM ranks a rare exact word (a medication, a name, a number) poorly and reads Chinese
 badly (it is an English model); BM25 over the words finds them. Table ``memory_fts``
-(migration ``m005_memory_fts``): ``rowid`` = node id, ``text`` = the content as given to the
-tokenizer, ``username`` (unindexed, to filter by user). Tokenizer ``porter unicode61
-remove_diacritics 2``: words, case and accents folded, English stems (appointment =
-appointments).
+(migration ``m006_memory_fts``): ``rowid`` = node id, ``text`` = the content as given to the
+tokenizer, ``username`` (unindexed, to filter by user; :data:`HOUSEHOLD` for a household
+node, which every user's search finds). Tokenizer ``porter unicode61 remove_diacritics 2``:
+words, case and accents folded, English stems (appointment = appointments).
 
 Chinese has no spaces: unicode61 would make a whole clause one token, so :func:`index_text`
 writes every run of CJK characters as its overlapping **bigrams** (医生说 → 医生 生说),
@@ -23,6 +23,8 @@ import sqlite_utils
 
 TABLE = "memory_fts"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+#: ``username`` of a household node's row: no user can be called "" (writes refuse it).
+HOUSEHOLD = ""
 
 # CJK ideographs (with extension A and compatibility), kana, hangul.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -92,8 +94,13 @@ def create_table(db: sqlite_utils.Database) -> None:
     )
 
 
+def owner(username: str, scope: str) -> str:
+    """The ``username`` a node's row carries: the writer's, or :data:`HOUSEHOLD`."""
+    return HOUSEHOLD if scope == "household" else username
+
+
 def add(db: sqlite_utils.Database, rows: list[tuple[int, str, str]]) -> None:
-    """Index nodes: (node id, username, content) each."""
+    """Index nodes: (node id, :func:`owner`, content) each."""
     db.conn.executemany(
         f"INSERT INTO {TABLE} (rowid, text, username) VALUES (?, ?, ?)",
         [(node_id, index_text(content), user) for node_id, user, content in rows],
@@ -106,15 +113,26 @@ def backfill(db: sqlite_utils.Database, batch: int = 5000) -> int:
     last = 0
     while True:
         rows = db.execute(
-            f"SELECT id, username, content FROM memory_nodes WHERE id > ? AND id NOT IN"
-            f" (SELECT rowid FROM {TABLE}) ORDER BY id LIMIT ?",
-            [last, batch],
+            f"SELECT id, CASE WHEN scope = 'household' THEN ? ELSE username END, content"
+            f" FROM memory_nodes WHERE id > ? AND id NOT IN (SELECT rowid FROM {TABLE})"
+            " ORDER BY id LIMIT ?",
+            [HOUSEHOLD, last, batch],
         ).fetchall()
         if not rows:
             return count
         add(db, rows)
         count += len(rows)
         last = rows[-1][0]
+
+
+def mark_household(db: sqlite_utils.Database) -> None:
+    """Give the rows of household nodes indexed under their writer's name :data:`HOUSEHOLD`
+    (migration ``m007_memory_household``)."""
+    db.execute(
+        f"UPDATE {TABLE} SET username = ? WHERE username != ?"
+        " AND rowid IN (SELECT id FROM memory_nodes WHERE scope = 'household')",
+        [HOUSEHOLD, HOUSEHOLD],
+    )
 
 
 #: A term in more rows than this is left out of the query: FTS5 scores every row that
@@ -138,15 +156,16 @@ def _selective(db: sqlite_utils.Database, found: list[str]) -> list[str]:
 def search(
     db: sqlite_utils.Database, query: str, username: str, limit: int
 ) -> list[tuple[int, float]]:
-    """The user's best ``limit`` nodes for ``query`` by BM25: (node id, score), best first,
-    score > 0 (FTS5's bm25() is negative, lower is better: it is negated here). Terms found
-    in more than :data:`MAX_ROWS_PER_TERM` rows are not searched."""
+    """The best ``limit`` nodes for ``query`` by BM25 among the user's own and the household
+    ones: (node id, score), best first, score > 0 (FTS5's bm25() is negative, lower is
+    better: it is negated here). Terms found in more than :data:`MAX_ROWS_PER_TERM` rows are
+    not searched."""
     found = _selective(db, terms(query)) if limit > 0 else []
     if not found:
         return []
     rows = db.execute(
-        f"SELECT rowid, bm25({TABLE}) FROM {TABLE} WHERE {TABLE} MATCH ? AND username = ?"
-        " ORDER BY rank LIMIT ?",
-        [" OR ".join(f'"{t}"' for t in found), username, limit],
+        f"SELECT rowid, bm25({TABLE}) FROM {TABLE} WHERE {TABLE} MATCH ?"
+        " AND username IN (?, ?) ORDER BY rank LIMIT ?",
+        [" OR ".join(f'"{t}"' for t in found), username, HOUSEHOLD, limit],
     ).fetchall()
     return [(int(node_id), -float(score)) for node_id, score in rows]

@@ -245,6 +245,15 @@ def m006_memory_fts(db: sqlite_utils.Database) -> None:
     lexical.backfill(db)
 
 
+def m007_memory_household(db: sqlite_utils.Database) -> None:
+    """Household nodes are read with every user's own: a partial index finds the few of them
+    without a scan of every node, and their lexical rows are shared by every user."""
+    from fayd.store import lexical
+
+    db.execute("CREATE INDEX memory_nodes_household ON memory_nodes (id) WHERE scope = 'household'")
+    lexical.mark_household(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -252,6 +261,7 @@ MIGRATIONS: list[Migration] = [
     m004_device_registry,
     m005_memory_documents,
     m006_memory_fts,
+    m007_memory_household,
 ]
 
 
