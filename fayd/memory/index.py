@@ -48,6 +48,8 @@ class UserIndex:
     def __init__(self, dim: int, capacity: int = 1024) -> None:
         self.dim = dim
         self.n = 0
+        #: Rows with a vector of this model (the others score relevance 0.5).
+        self.n_vec = 0
         self.max_step = -1
         self.ids = np.zeros(capacity, np.int64)
         self.vecs = np.zeros((capacity, dim), np.float32)
@@ -91,6 +93,7 @@ class UserIndex:
             if row.vector is not None and row.vector.shape == (self.dim,):
                 self.vecs[i] = row.vector
                 self.has_vec[i] = True
+                self.n_vec += 1
             self.importance[i] = row.importance
             self.last_retrieved[i] = row.last_retrieved_at
             self.type_code[i] = TYPE_CODE[row.node_type]
@@ -127,6 +130,13 @@ class UserIndex:
         # einsum, not BLAS: OpenBLAS hands a product this size to a second thread, which
         # stalls ~8 ms when the other core is busy; one thread reads the 38 MB in ~1 ms.
         return np.einsum("ij,j->i", self.low[: self.n], query.astype(np.float32) @ self.proj)
+
+    def all_have_vectors(self) -> bool:
+        return self.n_vec == self.n
+
+    def fill_missing(self, relevance: np.ndarray) -> np.ndarray:
+        """``relevance`` (one value per row) with 0.5 for the rows that have no vector."""
+        return np.where(self.has_vec[: self.n], relevance, np.float32(0.5))
 
     def mask(
         self,

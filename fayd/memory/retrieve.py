@@ -97,11 +97,12 @@ def rank(
     imp = minmax(index.importance[sel]) if w_imp else None
     rec = minmax(recency(index.last_retrieved[sel], now, half_life_s, floor)) if w_rec else None
     use_lexical = fusion is not None and fusion.mode != "off" and lexical is not None
+    # The lexical hits as indexes into the candidate rows (non-candidates dropped), best first.
+    hits, bm25 = _lexical_at(rows, mask, count, lexical) if use_lexical else (rows[:0], None)
     exact = None  # indexes into rows scored exactly (None: all of them)
     if not w_rel:
         rel = np.zeros(rows.size, np.float32)  # minmax → 0.5 everywhere, times 0
     else:
-        hits = _lexical_at(rows, count, lexical[0]) if use_lexical else rows[:0]
         rel, exact = _relevance(index, query, rows, sel, n, shortlist, weights, imp, rec, hits)
     if exact is None:
         score = _combine(rel, imp, rec, weights)
@@ -113,7 +114,9 @@ def rank(
             score += w_rec * rec[exact]
         rows = rows[exact]
     if use_lexical:
-        score = _fuse(score, rows, count, n, sum(weights), lexical, fusion)
+        if exact is not None:  # the hits are all in the shortlist: re-index them into it
+            hits = np.searchsorted(exact, hits)
+        score = _fuse(score, n, sum(weights), hits, bm25, fusion)
     k = min(n, rows.size)
     top = np.argpartition(-score, k - 1)[:k] if k < rows.size else np.arange(rows.size)
     top = top[np.argsort(-score[top], kind="stable")]
@@ -168,9 +171,10 @@ def _relevance(
             return np.where(index.has_vec[rows], rel, np.float32(0.5)), None
         rel = index.vecs[:count] @ query
         return np.where(index.has_vec[:count], rel, np.float32(0.5))[sel], None
-    rel = np.where(index.has_vec[:count], approx, np.float32(0.5))[sel]
+    rel = approx if index.all_have_vectors() else index.fill_missing(approx)
+    rel = rel[sel]
     first = rel if imp is None and rec is None else _combine(rel, imp, rec, weights)
-    parts = [_top(first, size), _top(-rel, LOW_ENDS), hits]
+    parts = [_top(first, size), _bottom(rel, LOW_ENDS), hits]
     if imp is not None or rec is not None:
         parts.append(_top(rel, size))
     pick = np.unique(np.concatenate(parts))
@@ -187,41 +191,48 @@ def _top(x: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(-x, k - 1)[:k]
 
 
-def _lexical_at(rows: np.ndarray, count: int, positions: np.ndarray) -> np.ndarray:
-    """Lexical hit positions → indexes into the candidate rows (non-candidates dropped)."""
-    where = np.full(count, -1, np.int64)
-    where[rows] = np.arange(rows.size)
-    at = where[np.asarray(positions, np.int64)]
-    return at[at >= 0]
+def _bottom(x: np.ndarray, k: int) -> np.ndarray:
+    """Indexes of the ``k`` smallest values of ``x`` (unordered)."""
+    if k >= x.size:
+        return np.arange(x.size)
+    return np.argpartition(x, k - 1)[:k]
+
+
+def _lexical_at(
+    rows: np.ndarray, mask: np.ndarray | None, count: int, lexical: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lexical hits (positions, BM25) → (indexes into the candidate rows, their BM25), hits
+    outside the candidates dropped, order kept."""
+    positions = np.asarray(lexical[0], np.int64)
+    bm25 = np.asarray(lexical[1], np.float64)
+    if mask is None:  # every row is a candidate: a position is its own index
+        return positions, bm25
+    keep = mask[positions]
+    # rows is sorted (flatnonzero), so a hit's index among the candidates is a binary search.
+    return np.searchsorted(rows, positions[keep]), bm25[keep]
 
 
 def _fuse(
     score: np.ndarray,
-    rows: np.ndarray,
-    count: int,
     n: int,
     total: float,
-    lexical: tuple[np.ndarray, np.ndarray],
+    at: np.ndarray,
+    bm25: np.ndarray,
     fusion: Fusion,
 ) -> np.ndarray:
-    positions, bm25 = lexical
-    # Lexical hits → indexes into the candidate rows (dropping non-candidates), best first.
-    where = np.full(count, -1, np.int64)
-    where[rows] = np.arange(rows.size)
-    at = where[np.asarray(positions, np.int64)]
-    keep = at >= 0
-    at, bm25 = at[keep], np.asarray(bm25, np.float64)[keep]
+    """``score`` fused with the lexical hits ``at`` (indexes into ``score``, best first)."""
     if at.size == 0:
         return score
+    size = score.size
     if fusion.mode == "score":
-        lex = np.zeros(rows.size, np.float64)
+        lex = np.zeros(size, np.float64)
         lex[at] = bm25 / max(float(bm25.max()), 1e-12)
         fused = score + fusion.weight * lex
         return (fused * (total / (total + fusion.weight) if total else 1.0)).astype(np.float32)
-    depth = min(max(fusion.depth, n), rows.size)
-    head = np.argpartition(-score, depth - 1)[:depth] if depth < rows.size else np.arange(rows.size)
+    depth = min(max(fusion.depth, n), size)
+    head = np.argpartition(-score, depth - 1)[:depth] if depth < size else np.arange(size)
     head = head[np.argsort(-score[head], kind="stable")]
-    fused = np.zeros(rows.size, np.float64)
+    fused = np.zeros(size, np.float64)
     fused[head] += 1.0 / (fusion.k + 1 + np.arange(head.size))
     fused[at] += fusion.weight / (fusion.k + 1 + np.arange(at.size))
     scale = (total or 1.0) * (fusion.k + 1) / (1.0 + fusion.weight)

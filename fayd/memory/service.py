@@ -150,14 +150,16 @@ class Memory:
         _check_type(node_type)
         tags_all = [clean_tag(t) for t in filter_tags_all or []]
         tags_any = [clean_tag(t) for t in filter_tags_any or []]
-        qvec = self.embedder.embed([query])[0]
         now = time.time() if now is None else now
         user = self._user(username)
         fusion = self.fusion
-        hits = []
+        # BM25 on the store's thread while MiniLM embeds the query here (both release the
+        # GIL): the lexical search costs no time of its own.
+        pending = None
         if fusion.mode != "off":
-            limit = max(fusion.depth, n)
-            hits = self.store.call(self.lexical_search, query, user, limit)
+            pending = self.store.submit(self.lexical_search, query, user, max(fusion.depth, n))
+        qvec = self.embedder.embed([query])[0]
+        hits = pending.result() if pending is not None else []
         with self._lock:
             index = self._index(user)
             mask = index.mask(node_type, tags_all, tags_any)

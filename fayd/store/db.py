@@ -12,7 +12,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,6 +53,11 @@ class Store:
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(db, *args)`` on the writer thread and wait (for the CLI and threads)."""
         return self._executor.submit(self._run, fn, *args).result()
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Start ``fn(db, *args)`` on the writer thread; the caller does other work (e.g. a
+        model run that releases the GIL) and then waits on the future."""
+        return self._executor.submit(self._run, fn, *args)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(db, *args)`` on the writer thread without blocking the event loop."""
