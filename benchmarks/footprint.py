@@ -65,6 +65,9 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=60)
     parser.add_argument("--turns", type=int, default=5)
     args = parser.parse_args()
+    # The 1-minute load average at the start and the end: on a shared machine, other
+    # people's work shows up as idle CPU and loop lag; compare runs at similar loads.
+    load = [round(os.getloadavg()[0], 2)]
     daemon = DaemonProcess(Path(tempfile.mkdtemp(prefix="fayd-foot-"))).start()
     assert daemon.proc is not None
     pid = daemon.proc.pid
@@ -91,6 +94,7 @@ def main() -> None:
             "loop_lag_p99_ms": status["loop_lag"].get("p99_ms"),
             "loop_lag_max_ms": status["loop_lag"].get("max_ms"),
             "turns": args.turns * 2,
+            "load_avg_1m": [*load, round(os.getloadavg()[0], 2)],
         }
     finally:
         daemon.stop()

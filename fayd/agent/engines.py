@@ -62,6 +62,9 @@ def load_engines(cfg: Config) -> Engines:
         path = files["model"]
         if speech.vad_model:  # a user's own file: sherpa-onnx would abort on a bad one
             validate_vad_file(path)
+        # Imported now (tens of ms, more from a cold disk), not at a device's first audio.
+        import sherpa_onnx  # noqa: F401
+
         return path
 
     def load_asr(files: dict[str, Path]) -> Any:

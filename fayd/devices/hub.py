@@ -4,14 +4,17 @@ through a Sender. A bad frame gets an error frame back to its device (at most a 
 ERROR_BURST, then one a second per device), and nothing else.
 
 Per-device settings (``fayd devices set``) live in SQLite; the hub reads them at start and
-polls for changes every SETTINGS_POLL_S, so the CLI works with or without the daemon."""
+polls for changes every SETTINGS_POLL_S (a query only when the database files changed), so
+the CLI works with or without the daemon."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fayd.agent import Agent
@@ -39,6 +42,7 @@ from fayd.protocol import (
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
 from fayd.store.devices_records import DeviceSettings
+from fayd.transport.beat import until_beat
 
 if TYPE_CHECKING:
     from fayd.memory import Memory
@@ -49,10 +53,26 @@ log = logging.getLogger(__name__)
 ERROR_BURST = 10
 ERROR_EVERY_S = 1.0
 SETTINGS_POLL_S = 2.0
+#: Settings are read at least this often, even when the database files look unchanged.
+SETTINGS_FULL_S = 30.0
+#: The hub counts as busy (voice or text in progress) this long after such a frame.
+BUSY_S = 10.0
 #: Sensor event sequence numbers are SQLite integers (signed 64-bit).
 SEQ_RANGE = range(-(2**63), 2**63)
 #: The settings a device is told about (``command`` "settings"); ``user`` stays in fayd.
 DEVICE_SIDE = ("wake", "wake_threshold", "volume", "barge_in")
+
+
+def db_files(path: Path) -> tuple[Any, ...]:
+    """(mtime, size) of an SQLite database and its WAL: a write changes one of them."""
+    out: list[Any] = []
+    for name in (str(path), f"{path}-wal"):
+        try:
+            st = os.stat(name)
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
 
 
 @dataclass
@@ -121,12 +141,15 @@ class DeviceHub:
         self.devices: dict[str, DeviceState] = {}
         self.inbox: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue(4096)
         self.gates = Gates()
+        #: Voice models change one at a time (a first audio frame, a settings change).
+        self._models = asyncio.Lock()
         self._budgets: dict[str, ErrorBudget] = {}
         self.dropped = 0
         self.errors_sent = 0
         self.errors_suppressed = 0
         self.settings: dict[str, DeviceSettings] = {}
         self.settings_rev = 0
+        self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
         self.memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
         self.events = EventWriter(store, sender, self.memory.wake if self.memory else None)
 
@@ -200,8 +223,18 @@ class DeviceHub:
             self.devices[device] = state
         return self.devices[device]
 
+    @property
+    def busy(self) -> bool:
+        """A device is talking to fayd, or fayd to it (for the loop lag monitor)."""
+        recent = time.monotonic() - self._last_talk < BUSY_S
+        return recent or any(state.speaking for state in self.devices.values())
+
     async def _dispatch(self, state: DeviceState, frame: Any) -> None:
+        if isinstance(frame, AudioChunk | TextIn):
+            self._last_talk = time.monotonic()
         if isinstance(frame, AudioChunk):
+            if state.voice is None:
+                await self._open_voice(state)
             self._on_audio(state, frame)
         elif isinstance(frame, Hello):
             await self._on_hello(state, frame)
@@ -236,8 +269,6 @@ class DeviceHub:
         self._tell_settings(state)
 
     def _on_audio(self, state: DeviceState, chunk: AudioChunk) -> None:
-        if state.voice is None:
-            self._open_voice(state)
         assert state.voice is not None
         conversation = self.conversation(state)
         samples = state.voice.samples_16k(chunk) if chunk.pcm else None
@@ -260,22 +291,25 @@ class DeviceHub:
                 continue
             conversation.submit("voice", utterance)
 
-    def _open_voice(self, state: DeviceState) -> None:
+    async def _open_voice(self, state: DeviceState) -> None:
         if self.engines.vad_path is None:
             raise ProtocolError("voice is unavailable: the VAD model is missing", "no-model")
-        from fayd.speech.vad import SileroVad, SpeechOnset
+        from fayd.speech.vad import SileroVad
 
         speech = self.cfg.speech
-        vad = SileroVad(
+        # Loading models takes tens of ms (the first sherpa-onnx import far more): on a
+        # worker, so other devices' frames and the loop's timers are not held up meanwhile.
+        vad = await asyncio.to_thread(
+            SileroVad,
             self.engines.vad_path,
             sample_rate=ASR_RATE,
             threshold=speech.vad_threshold,
             min_silence_ms=speech.vad_min_silence_ms,
         )
-        state.voice = VoiceInput(state.id, vad)
-        if self._barge_in_allowed(state):
-            state.onset = SpeechOnset(self.engines.vad_path, speech.barge_in_threshold)
-        self._update_wake(state)
+        async with self._models:
+            state.voice = VoiceInput(state.id, vad)
+            await self._update_onset(state)
+            await self._update_wake(state)
 
     def _barge_in_allowed(self, state: DeviceState) -> bool:
         """The device's setting (``fayd devices set D barge_in=on|off``) decides when set;
@@ -288,10 +322,20 @@ class DeviceHub:
 
     # --- the registry's settings --------------------------------------------------------
     async def _poll_settings(self) -> None:
+        seen: tuple[Any, ...] | None = None
+        asked = time.monotonic()
         while True:
-            await asyncio.sleep(SETTINGS_POLL_S)
+            await asyncio.sleep(until_beat(SETTINGS_POLL_S))  # with the other pollers
+            # Settings change only by a write to the database files: while their sizes and
+            # times stay the same, skip the query (and waking the store's thread, which an
+            # idle daemon should not). Asked anyway every SETTINGS_FULL_S, in case a write
+            # came within the file clock's resolution of the last look.
+            files = db_files(self.store.path)
+            if files == seen and time.monotonic() - asked < SETTINGS_FULL_S:
+                continue
             try:
                 await self.reload_settings()
+                seen, asked = files, time.monotonic()
             except Exception as exc:  # a busy or broken disk: try again next time
                 log.warning("could not read device settings: %s", exc)
 
@@ -305,24 +349,26 @@ class DeviceHub:
                 continue
             old, state.settings = state.settings, settings
             log.info("device %s: settings %s", device, settings.to_dict() or "cleared")
-            if old.barge_in != settings.barge_in and state.voice is not None:
-                self._update_onset(state)
             wake_changed = (old.wake, old.wake_threshold) != (
                 settings.wake,
                 settings.wake_threshold,
             )
-            if wake_changed and state.voice is not None:
-                self._update_wake(state)
+            async with self._models:
+                if old.barge_in != settings.barge_in and state.voice is not None:
+                    await self._update_onset(state)
+                if wake_changed and state.voice is not None:
+                    await self._update_wake(state)
             if state.hello is not None:
                 self._tell_settings(state)
 
-    def _update_onset(self, state: DeviceState) -> None:
+    async def _update_onset(self, state: DeviceState) -> None:
         if not self._barge_in_allowed(state):
             state.onset = None
         elif state.onset is None and self.engines.vad_path is not None:
             from fayd.speech.vad import SpeechOnset
 
-            state.onset = SpeechOnset(self.engines.vad_path, self.cfg.speech.barge_in_threshold)
+            path, threshold = self.engines.vad_path, self.cfg.speech.barge_in_threshold
+            state.onset = await asyncio.to_thread(SpeechOnset, path, threshold)
 
     def _wake_wanted(self, state: DeviceState) -> bool:
         """The device's setting (``wake=on|off``) decides when set; else config's wake word."""
@@ -332,19 +378,20 @@ class DeviceHub:
             return state.settings.wake
         return bool(self.cfg.speech.wake_word)
 
-    def _update_wake(self, state: DeviceState) -> None:
+    async def _update_wake(self, state: DeviceState) -> None:
         """Give the device a wake word detector, or take it away, as its settings say."""
-        if state.wake is not None:
-            state.wake.close()
-            state.wake = None
-        if not self._wake_wanted(state):
-            return
-        assert self.engines.wake is not None
-        threshold = state.settings.wake_threshold
-        detector = self.engines.wake(**({"threshold": threshold} if threshold else {}))
-        state.wake = WakeGate(detector)
-        conversation = self.conversation(state)
-        conversation.clean_question = state.wake.without_phrase
+        new = None
+        if self._wake_wanted(state):
+            assert self.engines.wake is not None
+            threshold = state.settings.wake_threshold
+            options = {"threshold": threshold} if threshold else {}
+            # Built on a worker (TFLite), then swapped in at once: no frame sees no detector.
+            new = WakeGate(await asyncio.to_thread(self.engines.wake, **options))
+        old, state.wake = state.wake, new
+        if old is not None:
+            old.close()
+        if new is not None:
+            self.conversation(state).clean_question = new.without_phrase
 
     def _tell_settings(self, state: DeviceState) -> None:
         """The device-side settings (volume, wake word) as a ``settings`` command."""

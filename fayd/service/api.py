@@ -22,21 +22,31 @@ from fayd.protocol.frames import MAX_TEXT
 
 
 class QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers: the daemon owns SIGTERM/SIGINT."""
+    """uvicorn without its own signal handlers (the daemon owns SIGTERM/SIGINT) and without
+    its 10-a-second tick: :meth:`exit` stops it."""
+
+    #: A safety net only: how often the main loop looks at ``should_exit`` on its own.
+    POLL_S = 60.0
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._exit = asyncio.Event()
+
+    def exit(self) -> None:
+        self.should_exit = True
+        self._exit.set()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
 
     async def main_loop(self) -> None:
-        # uvicorn wakes 10 times a second to notice a shutdown; once a second is plenty
-        # for a loopback control API, and an idle box should stay idle.
-        counter = 0
-        should_exit = await self.on_tick(counter)
-        while not should_exit:
-            counter = (counter + 10) % 864000  # on_tick refreshes its Date header every 10
-            await asyncio.sleep(1.0)
-            should_exit = await self.on_tick(counter)
+        # uvicorn's tick wakes the process to notice a shutdown and refresh the Date header;
+        # an idle daemon should sleep (see fayd.transport.beat), so exit() wakes this
+        # instead and the app sends no Date header (see ApiServer.run).
+        while not await self.on_tick(0):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exit.wait(), self.POLL_S)
 
 
 def build_app(
@@ -136,7 +146,9 @@ class ApiServer:
 
     async def run(self) -> None:
         sock = self._bind()
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="off", access_log=False, date_header=False
+        )
         server = QuietServer(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         try:
@@ -146,7 +158,7 @@ class ApiServer:
             await serving
         finally:
             self.started.clear()
-            server.should_exit = True
+            server.exit()
             if not serving.done():
                 with contextlib.suppress(asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(serving), 5)

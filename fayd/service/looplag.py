@@ -6,21 +6,38 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
+from collections.abc import Callable
 
 import numpy as np
 
+from fayd.transport.beat import until_beat
+
 
 class LoopLag:
-    def __init__(self, interval_s: float = 0.25, keep: int = 1200) -> None:
+    """Samples every ``interval_s`` while ``busy()`` says there is work (voice, turns), and
+    every ``idle_interval_s`` otherwise: an idle daemon should sleep, and there is little
+    to learn from the lag of a loop with nothing to do."""
+
+    def __init__(
+        self,
+        interval_s: float = 0.25,
+        keep: int = 1200,
+        idle_interval_s: float = 2.0,
+        busy: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.interval_s = interval_s
-        #: (wall time, lag in ms) of the most recent wake-ups (1200 × 250 ms = 5 minutes).
+        self.idle_interval_s = idle_interval_s
+        self.busy = busy
+        #: (wall time, lag in ms) of the most recent wake-ups (1200 × 250 ms = 5 busy minutes).
         self.samples: collections.deque[tuple[float, float]] = collections.deque(maxlen=keep)
 
     async def run(self) -> None:
         while True:
-            before = time.perf_counter()
-            await asyncio.sleep(self.interval_s)
-            late = time.perf_counter() - before - self.interval_s
+            # Idle, it wakes with the other pollers (see fayd.transport.beat).
+            delay = self.interval_s if self.busy() else until_beat(self.idle_interval_s)
+            due = time.perf_counter() + delay
+            await asyncio.sleep(delay)
+            late = time.perf_counter() - due
             self.samples.append((time.time(), max(0.0, late) * 1000))
 
     def summary(self, since: float = 0.0) -> dict[str, float]:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from fayd.transport.beat import until_beat
 from fayd.transport.serial import DEFAULT_BAUDRATE, Inbound, SerialLink
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ class SerialWatcher:
         try:
             while True:
                 self.sync()
-                await asyncio.sleep(self.interval)
+                await asyncio.sleep(until_beat(self.interval))  # woken with the other pollers
         finally:
             tasks = [task for _, task in self.links.values()] + list(self._stopping)
             for task in tasks:

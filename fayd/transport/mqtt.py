@@ -11,12 +11,15 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
+import paho.mqtt.client as paho
 
 from fayd.errors import ConfigError
 from fayd.protocol import AudioChunk, Topics, encode
+from fayd.transport.beat import until_beat
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,21 @@ def no_delay(client: aiomqtt.Client) -> None:
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class QuietClient(aiomqtt.Client):
+    """aiomqtt's client with paho's housekeeping (the keepalive ping and its timeout) run
+    every ``misc_s`` seconds on the pollers' beat, not every second on its own: an idle
+    daemon's CPU is its wake-ups (fayd.transport.beat), and a 30 s keepalive needs a look
+    every few seconds at most. Overrides aiomqtt's private ``_misc_loop`` (aiomqtt 2.x)."""
+
+    def __init__(self, *args: Any, misc_s: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.misc_s = misc_s
+
+    async def _misc_loop(self) -> None:
+        while self._client.loop_misc() == paho.MQTT_ERR_SUCCESS:  # noqa: ASYNC110 (a clock)
+            await asyncio.sleep(until_beat(self.misc_s))
 
 
 @dataclass
@@ -121,7 +139,7 @@ class MqttLink:
     async def _session(self, host: str, port: int) -> None:
         offline = json.dumps({"v": 1, "online": False}).encode()
         will = aiomqtt.Will(self.topics.daemon_status, offline, qos=1, retain=True)
-        async with aiomqtt.Client(
+        async with QuietClient(
             host,
             port,
             identifier=self.client_id,
@@ -130,6 +148,8 @@ class MqttLink:
             keepalive=self.keepalive,
             will=will,
             timeout=10,
+            # A ping then goes out within 7/6 × keepalive of silence; the broker waits 1.5 ×.
+            misc_s=max(1, self.keepalive // 6),
         ) as client:
             no_delay(client)
             await client.subscribe(self.topics.all_up, qos=1)

@@ -1,0 +1,52 @@
+"""The daemon's worker threads: model runs (ASR, LLM, TTS, embeddings) happen there, at a
+lower CPU priority than the event loop's thread.
+
+Why: on a 2-core board the models keep every core busy during a turn (llama.cpp alone
+runs one thread per core), and the event loop, which needs little CPU but needs it at once
+(audio frames, barge-in, timers), waits in the run queue behind them: the 10-100 ms late
+wake-ups measured during turns were run-queue time, not work on the loop. Linux keeps a
+nice value per thread and a new thread inherits its creator's, so the thread pools the
+libraries start from a worker (onnxruntime, OpenMP) are lowered too. Raising a nice value
+needs no privilege.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+log = logging.getLogger(__name__)
+
+#: How much lower than the event loop's thread the workers run (nice steps; +5 gives a
+#: thread about a third of the CPU weight of a nice-0 one).
+WORKER_NICE = 5
+
+
+def lower_priority(step: int = WORKER_NICE) -> bool:
+    """Lower the calling thread's CPU priority by ``step`` nice levels (Linux only, where
+    nice is per thread); False if it could not."""
+    if sys.platform != "linux" or step <= 0:
+        return False
+    tid = threading.get_native_id()
+    try:
+        now = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, now + step))
+    except OSError as exc:  # e.g. a seccomp profile without setpriority: run as before
+        log.debug("could not lower worker thread priority: %s", exc)
+        return False
+    return True
+
+
+def thread_nice() -> int:
+    """The calling thread's nice value (for tests and status)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+def worker_pool(step: int = WORKER_NICE) -> ThreadPoolExecutor:
+    """A default executor for the daemon's loop: ``asyncio.to_thread`` work runs there."""
+    return ThreadPoolExecutor(
+        thread_name_prefix="fayd-worker", initializer=lower_priority, initargs=(step,)
+    )
