@@ -88,6 +88,16 @@ class PriorityGate:
             self._busy = self._background = False
             self._cond.notify_all()
 
+    def enter(
+        self, background: bool, stop: threading.Event | None = None
+    ) -> Callable[[], None] | None:
+        """Enter as foreground or background work; returns the matching ``leave``, or None
+        when a background caller's ``stop`` was set while it waited (nothing entered)."""
+        if not background:
+            self.enter_foreground()
+            return self.leave_foreground
+        return self.leave_background if self.enter_background(stop) else None
+
     @property
     def background_running(self) -> bool:
         return self._background
@@ -201,13 +211,9 @@ class LocalLlm:
         """
         if "stop_strings" in options:
             options["stop"] = options.pop("stop_strings")
-        if background:
-            if not self._gate.enter_background(stop):
-                return
-            leave = self._gate.leave_background
-        else:
-            self._gate.enter_foreground()
-            leave = self._gate.leave_foreground
+        leave = self._gate.enter(background, stop)
+        if leave is None:
+            return
         try:
             if stop is not None and stop.is_set():
                 return

@@ -111,13 +111,9 @@ class RemoteLlm:
         """
         if "stop_strings" in options:
             options["stop"] = options.pop("stop_strings")
-        if background:
-            if not self._gate.enter_background(stop):
-                return
-            leave = self._gate.leave_background
-        else:
-            self._gate.enter_foreground()
-            leave = self._gate.leave_foreground
+        leave = self._gate.enter(background, stop)
+        if leave is None:
+            return
         try:
             yield from self._stream(messages, max_tokens, temperature, stop, background, options)
         finally:
