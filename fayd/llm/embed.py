@@ -3,16 +3,21 @@
 The vector of a text is the mean of its token vectors over the attention mask, L2-normalised,
 so a dot product is the cosine. The shipped ``tokenizer.json`` pads every input to 128 tokens:
 padding is reset here (pad to the longest in the batch) or the mean would include padding.
+An int8 model's products run in int8 (:mod:`fayd.llm.int8_matmul`).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.llm import int8_matmul
+
+log = logging.getLogger(__name__)
 
 #: Longer inputs are cut: MiniLM was trained on 256 word pieces at most.
 MAX_TOKENS = 256
@@ -23,7 +28,11 @@ class Embedder:
     tokenizer (its padding/truncation state is mutable) and the session run."""
 
     def __init__(
-        self, model_path: str | Path, tokenizer_path: str | Path, threads: int = 1
+        self,
+        model_path: str | Path,
+        tokenizer_path: str | Path,
+        threads: int = 1,
+        int8_compute: bool = True,
     ) -> None:
         model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
         for path in (model_path, tokenizer_path):
@@ -32,14 +41,24 @@ class Embedder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        cpu = ["CPUExecutionProvider"]
+        self._session, rewritten = None, False
+        if int8_compute:
+            try:
+                source, rewritten = int8_matmul.prepare(model_path)
+                if rewritten:
+                    self._session = ort.InferenceSession(source, opts, providers=cpu)
+            except Exception as exc:  # a model onnx cannot parse, an onnxruntime without
+                # 8-bit MatMulNBits: the original file then says what is wrong, or works
+                log.warning("embedding model %s runs without int8 products: %s", model_path, exc)
+                rewritten = False
         try:
             self._tok = Tokenizer.from_file(str(tokenizer_path))
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = threads
-            opts.inter_op_num_threads = 1
-            self._session = ort.InferenceSession(
-                str(model_path), opts, providers=["CPUExecutionProvider"]
-            )
+            if self._session is None:
+                self._session = ort.InferenceSession(str(model_path), opts, providers=cpu)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load embedding model {model_path}: {exc}") from exc
         self._tok.enable_padding(pad_id=0, pad_token="[PAD]")  # longest in batch, not 128
@@ -49,6 +68,8 @@ class Embedder:
         self.path = model_path
         #: Recorded beside every stored vector: a model change must not mix vectors.
         self.name = f"{model_path.parent.name}/{model_path.name}"
+        if rewritten:  # its vectors differ a little from the float products': its own name
+            self.name += int8_matmul.SUFFIX
         self.dim = int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
