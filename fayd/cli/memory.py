@@ -1,5 +1,5 @@
-"""``fayd memory``: add, search, stats, import-fay, export-fay, quarantine, docs — no daemon
-needed.
+"""``fayd memory``: add, search, stats, reembed, import-fay, export-fay, quarantine, docs — no
+daemon needed.
 
 The database is opened directly (SQLite WAL lets this run beside the daemon: writes wait for
 each other's transactions). Models load once per command, so a batch search of a thousand
@@ -24,7 +24,9 @@ from fayd.store import Store
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("memory", help="the memory stream: add, search, import/export")
+    p = subparsers.add_parser(
+        "memory", help="the memory stream: add, search, reembed, import/export"
+    )
     p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
     sub = p.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
 
@@ -49,6 +51,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     st = sub.add_parser("stats", help="node counts per user and type, embedding model")
     st.set_defaults(func=cmd_stats)
+
+    r = sub.add_parser("reembed", help="embed again the nodes without a current-model vector")
+    r.add_argument("--batch", type=int, default=64, help="nodes per transaction (default 64)")
+    r.set_defaults(func=cmd_reembed)
 
     i = sub.add_parser("import-fay", help="import a Fay memory folder (nodes.json, …)")
     i.add_argument("dir")
@@ -252,6 +258,20 @@ def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
 def cmd_stats(cfg: Config, args: argparse.Namespace) -> int:
     with _opened(cfg, args) as memory:
         print(json.dumps(memory.stats(), indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_reembed(cfg: Config, args: argparse.Namespace) -> int:
+    """What the daemon does at start, by hand: after a model change (or with the daemon
+    off), bring every node's vector to the current embedding model."""
+    if args.batch < 1:
+        raise BadInput(f"--batch must be at least 1: {args.batch}")
+    with _opened(cfg, args) as memory:
+        done = memory.reembed(
+            args.batch, progress=lambda n, total: _progress(f"re-embedded {n}/{total}")
+        )
+        model = memory.embedder.name
+    print(json.dumps({"reembedded": done, "embedding_model": model}, ensure_ascii=False))
     return 0
 
 

@@ -166,3 +166,17 @@ class UserIndex:
         arrays = [self.ids, self.vecs, self.has_vec, self.importance, self.last_retrieved]
         arrays += [a for a in (self.proj, self.low) if a is not None]
         return sum(a.nbytes for a in arrays) + self.type_code.nbytes
+
+    def set_vectors(self, positions: np.ndarray, vectors: np.ndarray) -> None:
+        """Replace the vectors of existing rows (re-embedding after a model change); the
+        projected copy follows on the current axes, as appended rows do."""
+        positions = np.asarray(positions, np.int64)
+        if positions.size == 0:
+            return
+        vectors = np.asarray(vectors, np.float32).reshape(positions.size, self.dim)
+        # Count a row once, and only if it had no vector yet (a repeat is a replacement).
+        self.n_vec += int(np.unique(positions[~self.has_vec[positions]]).size)
+        self.vecs[positions] = vectors
+        self.has_vec[positions] = True
+        if self.low is not None and self.proj is not None:
+            self.low[positions] = self.vecs[positions] @ self.proj

@@ -327,7 +327,7 @@ def set_profile(
     )
 
 
-def stats(db: sqlite_utils.Database, model: str) -> dict[str, Any]:
+def stats(db: sqlite_utils.Database, model: str, dim: int | None = None) -> dict[str, Any]:
     users = {}
     for username, count, types in db.execute(
         "SELECT username, COUNT(*), json_group_array(node_type) FROM memory_nodes"
@@ -339,8 +339,8 @@ def stats(db: sqlite_utils.Database, model: str) -> dict[str, Any]:
         users[username] = {"nodes": count, "by_type": by_type}
     other = db.execute(
         "SELECT COUNT(*) FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
-        " WHERE e.model IS NULL OR e.model != ?",
-        [model],
+        " WHERE e.model IS NULL OR e.model != ? OR e.dim != COALESCE(?, e.dim)",
+        [model, dim],
     ).fetchone()[0]
     total = sum(u["nodes"] for u in users.values())
     tags = db.execute("SELECT COUNT(DISTINCT tag) FROM memory_tags").fetchone()[0]

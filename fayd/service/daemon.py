@@ -26,6 +26,7 @@ from fayd.devices.ota import OtaFile, OtaManager
 from fayd.errors import FaydError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
+from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
 from fayd.service.looplag import LoopLag
@@ -185,6 +186,9 @@ class Daemon:
             self.supervisor.start(
                 "memory_jobs", lambda: run_jobs_forever(memory, llm, agent_name=name)
             )
+            # Nodes without a vector of the current embedding model (it changed): embedded
+            # again in the background, once; the task returns when they are done.
+            self.supervisor.start("memory_reembed", lambda: reembed_in_background(memory))
         if self.serial is not None:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
