@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
+from fayd.memory.index import APPROX_MIN_ROWS, LOW_STEP, PROJ_DIM, Row, UserIndex
+from fayd.memory.int8dot import int8_dot, to_rows
 from fayd.memory.retrieve import Fusion, rank
 
 DIM = 384
@@ -114,7 +115,7 @@ def test_writes_keep_the_projection_in_step() -> None:
     extra = vecs[APPROX_MIN_ROWS + 50 : APPROX_MIN_ROWS + 60]
     index.extend(rows(extra, APPROX_MIN_ROWS + 50))
     assert np.array_equal(index.proj, first)
-    assert np.allclose(index.low[index.n - 10 : index.n], extra @ first, atol=1e-5)
+    assert _close(index, slice(index.n - 10, index.n), extra @ first)
     # A node written now is found first for its own vector.
     pos, _ = rank(index, extra[-1], 1, (0.0, 1.0, 0.0), NOW, HALF_LIFE, 0.1)
     assert int(index.ids[pos[0]]) == APPROX_MIN_ROWS + 60
@@ -122,7 +123,7 @@ def test_writes_keep_the_projection_in_step() -> None:
     index.extend(rows(vecs[APPROX_MIN_ROWS + 60 :], APPROX_MIN_ROWS + 60))
     assert index.n == 2 * APPROX_MIN_ROWS + 100
     assert not np.array_equal(index.proj, first)
-    assert np.allclose(index.low[: index.n], index.vecs[: index.n] @ index.proj, atol=1e-5)
+    assert _close(index, slice(0, index.n), index.vecs[: index.n] @ index.proj)
     assert index.memory_bytes() >= index.low.nbytes + index.vecs.nbytes
 
 
@@ -150,3 +151,34 @@ def test_touch_and_missing_vectors_on_the_shortlist_path(data) -> None:
         assert fast.tolist() == slow.tolist() and np.allclose(fs, ss, atol=1e-4)
     finally:
         index.has_vec[exact[0]] = store
+
+
+def _close(index: UserIndex, rows: slice, want: np.ndarray) -> bool:
+    """The int8 projections are within half a step of the float ones on every axis."""
+    return bool(np.all(np.abs(index.projected(rows) - want) <= LOW_STEP / 2 + 1e-6))
+
+
+def test_the_int8_first_pass_is_the_projected_product_to_a_step() -> None:
+    rng = np.random.default_rng(11)
+    vecs = synthetic(APPROX_MIN_ROWS + 550, rng)  # one draw: queries like the rows
+    index = UserIndex(DIM)
+    index.extend(rows(vecs[:-50]))
+    assert index.low is not None and index.low.dtype == np.uint8
+    assert index.low.nbytes == len(index.ids) * PROJ_DIM  # a byte an axis
+    for q in vecs[-50:]:
+        approx = index.approx_relevance(q)
+        exact_projected = index.projected(slice(0, index.n)) @ (q @ index.proj)
+        # Only the query's own rounding to int8 is left (the rows' is in ``projected``).
+        assert np.abs(approx - exact_projected).max() < 0.01
+        # And the best true product is near the top of the first pass.
+        true = index.vecs[: index.n] @ q
+        assert np.argmax(true) in np.argsort(approx)[-50:]
+
+
+def test_int8_dot_is_exact() -> None:
+    rng = np.random.default_rng(2)
+    values = rng.integers(-127, 128, (1000, 96))
+    q = rng.integers(-127, 128, 96).astype(np.int8)
+    got = int8_dot(to_rows(values), q)
+    assert got.dtype == np.int32 and np.array_equal(got, values @ q.astype(np.int64))
+    assert int8_dot(to_rows(values[:0]), q).shape == (0,)

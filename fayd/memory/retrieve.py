@@ -27,9 +27,11 @@ import numpy as np
 from fayd.memory.index import UserIndex
 
 FUSION_MODES = ("off", "rrf", "score")
-#: Candidates scored exactly after the approximate pass (at least 4 x n). Recall of the exact
-#: top 10 on real MiniLM vectors: see tests/test_memory_index.py and docs/memory.md.
+#: Candidates scored exactly after the approximate pass: at least 4 x n, and at least one in
+#: ``SHORTLIST_SHARE`` of the candidates (more rows, more near-ties to tell apart). Recall of
+#: the exact top 10 on real MiniLM vectors: see tests/test_memory_index.py, docs/memory.md.
 SHORTLIST = 1000
+SHORTLIST_SHARE = 32
 #: Candidates with the lowest approximate relevance also scored exactly (the min-max).
 LOW_ENDS = 32
 
@@ -163,7 +165,7 @@ def _relevance(
     only enters the min-max.
     """
     count = index.n
-    size = max(shortlist, 4 * n, rows.size // 32)
+    size = max(shortlist, 4 * n, rows.size // SHORTLIST_SHARE)
     approx = index.approx_relevance(query) if shortlist and rows.size > size else None
     if approx is None:
         if index.low is not None and rows.size < count // 2:
@@ -177,7 +179,10 @@ def _relevance(
     parts = [_top(first, size), _bottom(rel, LOW_ENDS), hits]
     if imp is not None or rec is not None:
         parts.append(_top(rel, size))
-    pick = np.unique(np.concatenate(parts))
+    keep = np.zeros(rel.size, bool)  # the union, sorted: a mask is ~5x faster than unique
+    for part in parts:
+        keep[part] = True
+    pick = np.flatnonzero(keep)
     chosen = rows[pick]
     exact = np.einsum("ij,j->i", index.vecs[chosen], query)  # one thread (see index.py)
     rel[pick] = np.where(index.has_vec[chosen], exact, np.float32(0.5))
@@ -188,7 +193,7 @@ def _top(x: np.ndarray, k: int) -> np.ndarray:
     """Indexes of the ``k`` largest values of ``x`` (unordered)."""
     if k >= x.size:
         return np.arange(x.size)
-    return np.argpartition(-x, k - 1)[:k]
+    return np.argpartition(x, x.size - k)[x.size - k :]  # no negated copy of x
 
 
 def _bottom(x: np.ndarray, k: int) -> np.ndarray:
