@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd.errors import ModelError
+from fayd.llm.kvshift import drop_block
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,8 @@ class LocalLlm:
         self.path = path
         self.seed = seed
         self._gate = PriorityGate(exclusive=True)
+        # Every prompt goes through Llama.generate: close a gap the history left first.
+        self._llm.generate = self._generate_keeping_history
 
     @property
     def n_ctx(self) -> int:
@@ -268,6 +271,18 @@ class LocalLlm:
         if kwargs.get("background"):
             return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
         return "".join(self.stream_chat(messages, **kwargs))
+
+    def _generate_keeping_history(self, tokens: Sequence[int], *args: Any, **kwargs: Any):
+        """``Llama.generate``, after dropping from the cache the exchanges the prompt no
+        longer holds, so the rest of the history is reused (:mod:`fayd.llm.kvshift`)."""
+        import llama_cpp
+
+        tokens = list(tokens)
+        if self._llm.n_tokens:
+            dropped = drop_block(self._llm, tokens)
+            if dropped:
+                log.debug("LLM cache: %d tokens of dropped history removed, the rest kept", dropped)
+        return llama_cpp.Llama.generate(self._llm, tokens, *args, **kwargs)
 
     def _eval_yielding(self, stop: threading.Event | None, tokens: Sequence[int]) -> None:
         import llama_cpp
