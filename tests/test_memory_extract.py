@@ -16,7 +16,7 @@ import pytest
 
 from fayd.agent.chat import Agent, Turn
 from fayd.config import AgentConfig, LlmConfig
-from fayd.llm.local import Preempted
+from fayd.llm.local import Preempted, PriorityGate
 from fayd.llm.remote import RemoteLlm
 from fayd.memory import Memory, extract, quarantine
 from fayd.memory.budget import estimate_tokens
@@ -354,6 +354,38 @@ def test_a_background_generation_gives_way_to_a_foreground_one(local_llm) -> Non
     assert got < 200
 
 
+def test_a_users_turn_holds_background_work_back_without_taking_the_model() -> None:
+    gate = PriorityGate(exclusive=True)
+    entered = threading.Event()
+
+    def background() -> None:
+        leave = gate.enter(True)
+        entered.set()
+        leave()
+
+    with gate.hold():
+        assert gate.must_yield()  # a running background generation gives way
+        waiting = threading.Thread(target=background)
+        waiting.start()
+        assert not entered.wait(0.3)  # and a new one does not start…
+        leave = gate.enter(False)  # …while the turn's own model call runs at once
+        leave()
+        assert not entered.is_set()
+    waiting.join(10)
+    assert entered.is_set() and not gate.must_yield()  # the turn is over: it runs
+
+
+@pytest.mark.models
+def test_a_background_generation_gives_way_to_a_turn_that_is_still_listening(local_llm) -> None:
+    background = local_llm.stream_chat(BACKGROUND, max_tokens=200, background=True)
+    assert next(background)
+    got = 1
+    with local_llm.user_turn(), pytest.raises(Preempted):  # e.g. its speech being recognised
+        for _ in background:
+            got += 1
+    assert got < 200
+
+
 @pytest.mark.models
 def test_background_calls_wait_for_the_users_turns_and_can_be_abandoned(local_llm) -> None:
     order: list[str] = []
@@ -458,3 +490,23 @@ async def test_a_users_turn_is_not_queued_behind_an_extraction(
         await agent.close()  # pending extractions are abandoned, not waited for
     assert not agent._extractions
     assert "abandoned at shutdown" in caplog.text
+
+
+@pytest.mark.models
+async def test_a_devices_turn_holds_background_work_from_start_to_end(local_llm) -> None:
+    from fayd.agent.engines import Engines
+    from fayd.devices.conversation import Conversation, Gates
+
+    conversation = Conversation(
+        "d1", Engines(llm=local_llm), None, None, Gates(), lambda: "Ann", lambda: None
+    )  # type: ignore[arg-type]
+    seen: list[bool] = []
+
+    async def turn() -> str:
+        seen.append(local_llm._gate.must_yield())  # before any model call: still held
+        await asyncio.sleep(0)
+        return "done"
+
+    assert not local_llm._gate.must_yield()
+    assert await conversation.run_turn(turn) == "done"
+    assert seen == [True] and not local_llm._gate.must_yield()

@@ -4,6 +4,7 @@ that an interruption (barge-in) can cancel the reply in progress and move on."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -114,8 +115,13 @@ class Conversation:
         """Run one turn as the current, interruptible task; its failure is reported, not
         raised, so the conversation goes on."""
         self.current = asyncio.create_task(make())
+        # Background model work (memory extraction…) waits for the whole turn, not only for
+        # the model's part: speech recognition and synthesis need the CPU as much.
+        user_turn = getattr(self.engines.llm, "user_turn", None)
+        held = user_turn() if user_turn is not None else contextlib.nullcontext()
         try:
-            await asyncio.wait({self.current})
+            with held:
+                await asyncio.wait({self.current})
         except asyncio.CancelledError:  # the daemon is stopping
             self.current.cancel()
             await asyncio.gather(self.current, return_exceptions=True)

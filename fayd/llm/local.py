@@ -5,6 +5,7 @@ The user's turns go before background work (memory extraction): see :class:`Prio
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import logging
@@ -43,7 +44,9 @@ class PriorityGate:
     Background callers wait while any foreground call runs or waits; a running background
     generation asks :meth:`must_yield` between steps and gives way (:class:`Preempted`).
     A foreground caller therefore waits at most for one step of background work, never for
-    a queue of it. ``exclusive`` (the local model, one KV cache): one generation at a time,
+    a queue of it. A :meth:`hold` (a user's turn in progress: its speech recognition and
+    synthesis need the CPU too) keeps background work out the same way without taking the
+    model. ``exclusive`` (the local model, one KV cache): one generation at a time,
     whatever its kind. Not exclusive (a server that queues requests itself): foreground calls
     run at once and side by side; only background calls are held back, one at a time.
     """
@@ -57,6 +60,7 @@ class PriorityGate:
         self._busy = False  # a generation holds the model (exclusive) or a background one runs
         self._foreground = 0  # foreground callers running or waiting
         self._background = False  # a background generation runs
+        self._holds = 0  # turns in progress that hold background work back
 
     def enter_foreground(self) -> None:
         with self._cond:
@@ -77,7 +81,7 @@ class PriorityGate:
         """Wait until no generation runs and no foreground caller waits; False (nothing
         entered) when ``stop`` is set meanwhile."""
         with self._cond:
-            while self._busy or self._foreground:
+            while self._busy or self._foreground or self._holds:
                 if stop is not None and stop.is_set():
                     return False
                 self._cond.wait(self.POLL_S if stop is not None else None)
@@ -104,8 +108,22 @@ class PriorityGate:
         return self._background
 
     def must_yield(self) -> bool:
-        """True when a foreground caller runs or waits (a racy read: one step late at worst)."""
-        return self._foreground > 0
+        """True when a foreground caller runs or waits, or a turn holds background work back
+        (a racy read: one step late at worst)."""
+        return self._foreground > 0 or self._holds > 0
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Background work waits (and a running one gives way) until the block ends. Never
+        blocks: safe on an event loop."""
+        with self._cond:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._holds -= 1
+                self._cond.notify_all()
 
 
 def chat_in_background(stream: Callable[[], Iterator[str]]) -> str:
@@ -175,6 +193,11 @@ class LocalLlm:
         self._gate = PriorityGate(exclusive=True)
         # Every prompt goes through Llama.generate: close a gap the history left first.
         self._llm.generate = self._generate_keeping_history
+
+    def user_turn(self) -> contextlib.AbstractContextManager[None]:
+        """Hold background model work back for a user's whole turn (listening to speaking),
+        not only while the model answers (:meth:`PriorityGate.hold`)."""
+        return self._gate.hold()
 
     @property
     def n_ctx(self) -> int:

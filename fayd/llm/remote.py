@@ -6,6 +6,7 @@ Same interface as :class:`fayd.llm.local.LocalLlm`, so the agent does not care w
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from threading import Event
@@ -74,6 +75,10 @@ class RemoteLlm:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def user_turn(self) -> contextlib.AbstractContextManager[None]:
+        """Hold background requests back for a user's whole turn (``LocalLlm.user_turn``)."""
+        return self._gate.hold()
 
     def models(self) -> list[str]:
         """The model ids the server offers (a cheap reachability check for start-up)."""
