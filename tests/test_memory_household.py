@@ -201,15 +201,8 @@ def test_above_the_fast_path_threshold(store: Store, embedder) -> None:
     sentences = [
         f"Ann talked about {t} with her neighbour, day {d}." for t in topics for d in range(40)
     ]
-    base = embedder.embed(sentences)  # real MiniLM structure, so the projection fits it
     size = APPROX_MIN_ROWS + 1000
-    rng = np.random.default_rng(3)
-    for start in range(0, size, 5000):
-        idx = np.arange(start, min(size, start + 5000))
-        vecs = base[idx % len(sentences)] + rng.normal(0, 0.01, (idx.size, embedder.dim))
-        vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
-        batch = [NewNode(f"{sentences[i % len(sentences)]} ({i})", "ann") for i in idx]
-        store.call(db_nodes.insert_nodes, batch, [5.0] * len(batch), vecs, embedder.name)
+    insert_near_copies(store, embedder, sentences, size)
     memory = Memory(store, embedder, cfg=MemoryConfig(lexical_fusion="off"))  # vectors only
     memory.add(
         [
@@ -313,3 +306,16 @@ def test_cli_add_takes_a_scope(tmp_path: Path) -> None:
         tmp_path, "add", "--jsonl", "-", "--no-llm", stdin=json.dumps({**lines[1], "scope": "all"})
     )
     assert bad.returncode != 0 and "scope must be user or household" in bad.stderr
+
+
+def insert_near_copies(store: Store, embedder, sentences: list[str], size: int) -> None:
+    """``size`` of Ann's nodes: the sentences over and over, each vector a real MiniLM one
+    plus a little noise (real structure, so a projection fits it; no model run per node)."""
+    base = embedder.embed(sentences)
+    rng = np.random.default_rng(3)
+    for start in range(0, size, 5000):
+        idx = np.arange(start, min(size, start + 5000))
+        vecs = base[idx % len(sentences)] + rng.normal(0, 0.01, (idx.size, embedder.dim))
+        vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+        batch = [NewNode(f"{sentences[i % len(sentences)]} ({i})", "ann") for i in idx]
+        store.call(db_nodes.insert_nodes, batch, [5.0] * len(batch), vecs, embedder.name)

@@ -19,10 +19,10 @@ import pytest
 
 from fayd.errors import StoreError
 from fayd.memory import Memory, MemoryConfig, NewNode
-from fayd.memory import nodes as db_nodes
 from fayd.memory.index import APPROX_MIN_ROWS, LOW_STEP, Row, UserIndex
 from fayd.memory.reembed import reembed_in_background
 from fayd.store import Store
+from tests.test_memory_household import insert_near_copies
 
 pytestmark = pytest.mark.models
 
@@ -155,14 +155,7 @@ def test_above_the_threshold_through_memory(store: Store, embedder) -> None:
     """20,000+ current nodes (real sentence structure, so the projection fits) and a few
     stale ones: the pass updates the projected rows and the shortlist finds the target."""
     sentences = [f"{s} Day {d}." for s in OTHERS for d in range(20)]
-    base = embedder.embed(sentences)
-    rng = np.random.default_rng(3)
-    for start in range(0, APPROX_MIN_ROWS, 5000):
-        idx = np.arange(start, min(APPROX_MIN_ROWS, start + 5000))
-        vecs = base[idx % len(sentences)] + rng.normal(0, 0.01, (idx.size, embedder.dim))
-        vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
-        batch = [NewNode(f"{sentences[i % len(sentences)]} ({i})", "ann") for i in idx]
-        store.call(db_nodes.insert_nodes, batch, [5.0] * len(batch), vecs, embedder.name)
+    insert_near_copies(store, embedder, sentences, APPROX_MIN_ROWS)
     [target] = write_old(store, embedder, [TARGET])
     memory = Memory(store, embedder, cfg=VECTORS_ONLY)
     memory.search(QUERY, "ann", n=1)

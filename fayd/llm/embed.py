@@ -84,7 +84,13 @@ class Embedder:
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         with self._lock:
-            encodings = self._tok.encode_batch(list(texts))
+            # One text (a search query): encode() keeps the GIL for its ~15 us. encode_batch
+            # releases it, and getting it back behind a busy Python thread (the store's,
+            # running the BM25 query meanwhile) took up to the 5 ms switch interval.
+            if len(texts) == 1:
+                encodings = [self._tok.encode(texts[0])]
+            else:
+                encodings = self._tok.encode_batch(list(texts))
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             feeds = {"input_ids": ids, "attention_mask": mask}

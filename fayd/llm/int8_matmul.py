@@ -24,6 +24,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -117,7 +118,9 @@ def rewrite(model_bytes: bytes) -> bytes | None:
     return model.SerializeToString()
 
 
-def _weight_chain(node, producer, inits, uses):
+def _weight_chain(
+    node: Any, producer: dict[str, Any], inits: dict[str, Any], uses: dict[str, int]
+) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     """(cast, mul, int8 weights [K, N], scales [N]) when ``node`` is a MatMul whose weight is
     ``Cast(int8 constant) * per-column float constant``, used by this MatMul alone."""
     from onnx import TensorProto, numpy_helper
