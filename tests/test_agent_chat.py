@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
-from fayd.agent.chat import Agent
+import pytest
+
+from fayd.agent.chat import Agent, Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.store import Store, records
 
@@ -36,3 +40,70 @@ def test_history_is_trimmed_in_blocks_so_its_start_stays_put(tmp_path: Path) -> 
     # The oldest exchange shown changes only when a block is dropped, not every turn.
     assert firsts == [None, "q0", "q0", "q0", "q0", "q0", "q0", "q0", "q4", "q4", "q4", "q4"]
     store.close()
+
+
+class CountingModel:
+    """The real model, counting the deltas the agent has pulled from it."""
+
+    def __init__(self, llm) -> None:
+        self._llm = llm
+        self.pulled = 0
+
+    def stream_chat(self, *args, **kwargs):
+        for delta in self._llm.stream_chat(*args, **kwargs):
+            self.pulled += 1
+            yield delta
+
+
+@pytest.mark.models
+async def test_a_held_turn_pauses_the_model_between_tokens(tmp_path: Path, local_llm) -> None:
+    model = CountingModel(local_llm)
+    store = Store(tmp_path / "f.db")
+    cfg = LlmConfig(max_tokens=40, temperature=0.0)
+    agent = Agent(model, store, AgentConfig(extract_every_turns=0), cfg)
+    turn = Turn(user="ann", device="d1", question="Tell me a short story about a cat.")
+    with turn.hold_model():  # as while the first sentence is being synthesised
+        reading = asyncio.create_task(say_turn(agent, turn))
+        await asyncio.to_thread(lambda: wait_for(lambda: model.pulled >= 1))
+        await asyncio.sleep(0.5)
+        assert model.pulled == 1  # it waits after the token it had
+    await reading
+    assert model.pulled > 5 and turn.answer  # released: the reply goes on to its end
+    await agent.close()
+    store.close()
+
+
+async def say_turn(agent: Agent, turn: Turn) -> None:
+    async for _ in agent.reply(turn):
+        pass
+
+
+def wait_for(check, within_s: float = 60.0) -> None:
+    deadline = time.monotonic() + within_s
+    while not check():
+        assert time.monotonic() < deadline, "not within time"
+        time.sleep(0.005)
+
+
+@pytest.mark.models
+async def test_the_first_sentence_is_synthesised_while_the_model_waits(piper_tts) -> None:
+    from fayd.devices.reply import ReplyOutput
+
+    class Frames:
+        def send(self, device: str, frame: object) -> bool:
+            return True
+
+    held: list[bool] = []
+
+    class Watched(ReplyOutput):
+        def _synthesize(self, sentence: str):
+            held.append(not turn.model_may_run.is_set())
+            return super()._synthesize(sentence)
+
+    async def sentences():
+        for s in ("Hello there.", "Here is the rest of it.", "And the end."):
+            yield s
+
+    turn = Turn(user="ann", device="d1", question="hi")
+    await Watched(Frames(), piper_tts, "d1", None).deliver(turn, sentences(), 1)
+    assert held == [True, False, False] and turn.model_may_run.is_set()

@@ -5,10 +5,11 @@ every ``extract_every_turns`` turns the model notes what it learnt (in the backg
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,14 @@ LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not an
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
 _DONE = object()
+#: The longest the model waits for a held turn (a safety net: the holder always releases).
+MAX_HOLD_S = 2.0
+
+
+def _set_event() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
 
 
 @dataclass
@@ -48,6 +57,18 @@ class Turn:
     timings: dict[str, float] = field(default_factory=dict)
     sentences: list[str] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
+    #: Cleared while the first sentence is being synthesised: the model waits between tokens
+    #: so that speech, the thing the user is waiting for, has the CPU (``hold_model``).
+    model_may_run: threading.Event = field(default_factory=_set_event)
+
+    @contextlib.contextmanager
+    def hold_model(self) -> Iterator[None]:
+        """The model pauses between tokens until the block ends (at most ``MAX_HOLD_S``)."""
+        self.model_may_run.clear()
+        try:
+            yield
+        finally:
+            self.model_may_run.set()
 
     def mark(self, name: str) -> None:
         """Record the first time ``name`` happened."""
@@ -254,6 +275,7 @@ class Agent:
                     stop=turn.stop,
                 ):
                     loop.call_soon_threadsafe(queue.put_nowait, delta)
+                    turn.model_may_run.wait(MAX_HOLD_S)  # the first sentence's speech first
             except Exception as exc:  # handed to the event loop, raised there
                 loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:

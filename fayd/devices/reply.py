@@ -4,6 +4,7 @@ each sentence as speech (TTS → audio frames, with Fay's audio `human` frame be
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
@@ -76,7 +77,11 @@ class ReplyOutput:
         first: bool,
         feeling: dict[str, Any],
     ) -> int:
-        pcm, lips = await asyncio.to_thread(self._synthesize, sentence)
+        # The first sentence's speech is what the user waits for: the model pauses between
+        # tokens meanwhile (on a 2-core board they would share the CPU; the later
+        # sentences are needed only once this one has been heard).
+        with turn.hold_model() if first else contextlib.nullcontext():
+            pcm, lips = await asyncio.to_thread(self._synthesize, sentence)
         turn.mark("tts_first_chunk_ms")
         if not pcm:
             return seq
