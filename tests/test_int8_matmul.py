@@ -86,13 +86,13 @@ def test_the_rewrite_is_cached_and_remade_when_the_model_changes(tmp_path) -> No
     assert rewritten and first.startswith(str(cache)) and first.endswith(".int8mm.onnx")
     assert int8_matmul.prepare(model, cache) == (first, True)
     assert [p.suffix for p in cache.iterdir()] == [".onnx"]  # no temporary left behind
+    x = np.ones((1, 256), np.float32)
+    before = _session(first).run(None, {"x": x})[0]
     model.write_bytes(_chain_model(256, 24, (1, 24), seed=2))  # another model, same path
     second, _ = int8_matmul.prepare(model, cache)
     assert second != first
-    x = np.ones((1, 256), np.float32)
-    assert not np.allclose(
-        _session(first).run(None, {"x": x})[0], _session(second).run(None, {"x": x})[0]
-    )
+    assert [str(p) for p in cache.iterdir()] == [second]  # the stale rewrite is gone
+    assert not np.allclose(before, _session(second).run(None, {"x": x})[0])
 
 
 def test_an_unwritable_cache_rewrites_in_memory(tmp_path) -> None:

