@@ -3,6 +3,8 @@ products stay close to the float ones, the cache, and the fall-backs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -103,6 +105,17 @@ def test_an_unwritable_cache_rewrites_in_memory(tmp_path) -> None:
     source, rewritten = int8_matmul.prepare(model, blocker / "fayd")
     assert rewritten and isinstance(source, bytes)
     assert _session(source).run(None, {"x": np.ones((1, 256), np.float32)})[0].shape == (1, 24)
+
+
+def test_a_damaged_cached_rewrite_is_made_again(tmp_path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(_chain_model(256, 24, (1, 24)))
+    cache = tmp_path / "cache"
+    path, _ = int8_matmul.prepare(model, cache)
+    Path(path).write_bytes(b"half a file")  # e.g. a power cut while it was written
+    session = int8_matmul.load(model, _session, cache)
+    assert session.run(None, {"x": np.ones((1, 256), np.float32)})[0].shape == (1, 24)
+    assert _session(path)  # the cached file is whole again
 
 
 def test_a_corrupt_model_is_still_a_model_error(tmp_path) -> None:

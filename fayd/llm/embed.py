@@ -45,16 +45,16 @@ class Embedder:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         cpu = ["CPUExecutionProvider"]
-        self._session, rewritten = None, False
+        self._session = None
         if int8_compute:
             try:
-                source, rewritten = int8_matmul.prepare(model_path)
-                if rewritten:
-                    self._session = ort.InferenceSession(source, opts, providers=cpu)
+                self._session = int8_matmul.load(
+                    model_path, lambda source: ort.InferenceSession(source, opts, providers=cpu)
+                )
             except Exception as exc:  # a model onnx cannot parse, an onnxruntime without
                 # 8-bit MatMulNBits: the original file then says what is wrong, or works
                 log.warning("embedding model %s runs without int8 products: %s", model_path, exc)
-                rewritten = False
+        rewritten = self._session is not None
         try:
             self._tok = Tokenizer.from_file(str(tokenizer_path))
             if self._session is None:

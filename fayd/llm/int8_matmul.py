@@ -23,12 +23,14 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Part of the cached file's name: bump when :func:`rewrite` changes what it writes.
 VERSION = 1
@@ -180,3 +182,22 @@ def prepare(model_path: Path, folder: Path | None = None) -> tuple[str | bytes, 
         if tmp is not None:
             tmp.unlink(missing_ok=True)
     return (str(model_path), False) if out is None else (out, True)
+
+
+def load(
+    model_path: Path, open_session: Callable[[str | bytes], T], folder: Path | None = None
+) -> T | None:
+    """The rewritten model opened with ``open_session``, or None when there is nothing to
+    rewrite. A cached file that does not load (damaged on disk) is made again, once."""
+    for attempt in (1, 2):
+        source, rewritten = prepare(model_path, folder)
+        if not rewritten:
+            return None
+        try:
+            return open_session(source)
+        except Exception:
+            if attempt == 2 or not isinstance(source, str):
+                raise
+            log.warning("the cached rewrite %s does not load: making it again", source)
+            Path(source).unlink(missing_ok=True)
+    return None
