@@ -15,7 +15,8 @@ gets its own name (stored vectors of two models are never mixed; ``fayd memory r
 
 :func:`prepare` keeps the rewritten file in the cache folder (``$XDG_CACHE_HOME/fayd``,
 ``/var/cache/fayd`` under systemd): ``onnx`` parses and rewrites a 23 MB model in ~0.3 s,
-once; loading the cached file is faster than loading the original.
+once; loading the cached file is faster than loading the original. :func:`load` opens it
+and makes a damaged one again.
 """
 
 from __future__ import annotations
