@@ -295,7 +295,9 @@ class LocalLlm:
             return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
         return "".join(self.stream_chat(messages, **kwargs))
 
-    def _generate_keeping_history(self, tokens: Sequence[int], *args: Any, **kwargs: Any):
+    def _generate_keeping_history(
+        self, tokens: Sequence[int], *args: Any, **kwargs: Any
+    ) -> Iterator[int]:
         """``Llama.generate``, after dropping from the cache the exchanges the prompt no
         longer holds, so the rest of the history is reused (:mod:`fayd.llm.kvshift`)."""
         import llama_cpp
