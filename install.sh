@@ -11,7 +11,7 @@ LLAMA_VERSION="0.3.36"
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # python3-venv: ensurepip for venvs; build-essential: compiles llama.cpp; python3-dev,
 # libsystemd-dev and pkg-config: build systemd-python; the rest are runtime tools.
-APT_PACKAGES=(mosquitto socat espeak-ng sox libsystemd-dev pkg-config systemd shellcheck
+APT_PACKAGES=(mosquitto socat espeak-ng sox strace libsystemd-dev pkg-config systemd shellcheck
     python3-venv python3-dev build-essential)
 FAYD_ROOT="${FAYD_ROOT:-}"
 FAYD_INSTALL_SKIP_PYTHON="${FAYD_INSTALL_SKIP_PYTHON:-}"

@@ -60,8 +60,9 @@ class SerialConfig:
     #: /dev/ttyACM* for boards without them (fayd would then also open other serial gadgets).
     patterns: tuple[str, ...] = ("/dev/fayd/*",)
     baudrate: int = 921600
-    #: How often the ports are looked for (hot-plug), seconds.
-    poll_s: float = 1.0
+    #: How often the ports are looked for (hot-plug), seconds. 2 s: the other pollers' period,
+    #: so an idle daemon wakes once every 2 s (a board is found within 2 s of plugging in).
+    poll_s: float = 2.0
     queue_size: int = 256
     max_backoff_s: float = 5.0
 
