@@ -1,10 +1,11 @@
 """Serial hot-plug: one :class:`SerialLink` per port that matches the watched globs.
 
-The watcher polls the filesystem (default every second). Why polling rather than udev or
-inotify: it needs no extra dependency (pyudev) or ctypes, works the same for udev's
-``/dev/fayd/*`` symlinks, kernel ``ttyUSB``/``ttyACM`` nodes and the PTY symlinks the tests
-use, and three globs a second cost nothing. A second of latency is fine for a cable; and a
-quick unplug/replug between two polls is still caught by the link's own reopen back-off.
+The watcher polls the filesystem (the daemon's default: every 2 s, on the other pollers'
+beat). Why polling rather than udev or inotify: it needs no extra dependency (pyudev) or
+ctypes, works the same for udev's ``/dev/fayd/*`` symlinks, kernel ``ttyUSB``/``ttyACM``
+nodes and the PTY symlinks the tests use, and a few globs cost nothing next to the wake-up
+itself. Two seconds of latency are fine for a cable; and a quick unplug/replug between two
+polls is still caught by the link's own reopen back-off.
 
 Ports are de-duplicated by their real path: ``/dev/fayd/esp32-…`` and the ``/dev/ttyACM0`` it
 points to are one port, opened under the name of the earliest pattern (the stable one).
