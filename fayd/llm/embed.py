@@ -16,6 +16,7 @@ import numpy as np
 
 from fayd.errors import ModelError
 from fayd.llm import int8_matmul
+from fayd.models.ort_session import cpu_session
 
 log = logging.getLogger(__name__)
 
@@ -38,18 +39,13 @@ class Embedder:
         for path in (model_path, tokenizer_path):
             if not path.is_file():
                 raise ModelError(f"embedding model file not found: {path}")
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        cpu = ["CPUExecutionProvider"]
         self._session = None
         if int8_compute:
             try:
                 self._session = int8_matmul.load(
-                    model_path, lambda source: ort.InferenceSession(source, opts, providers=cpu)
+                    model_path, lambda source: cpu_session(source, threads)
                 )
             except Exception as exc:  # a model onnx cannot parse, an onnxruntime without
                 # 8-bit MatMulNBits: the original file then says what is wrong, or works
@@ -58,7 +54,7 @@ class Embedder:
         try:
             self._tok = Tokenizer.from_file(str(tokenizer_path))
             if self._session is None:
-                self._session = ort.InferenceSession(str(model_path), opts, providers=cpu)
+                self._session = cpu_session(model_path, threads)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load embedding model {model_path}: {exc}") from exc
         self._tok.enable_padding(pad_id=0, pad_token="[PAD]")  # longest in batch, not 128

@@ -15,6 +15,8 @@ import threading
 
 import numpy as np
 
+from fayd.models.ort_session import cpu_session
+
 #: What the stored rows add to each int8 value.
 ZERO = 128
 _sessions: dict[int, object] = {}
@@ -26,7 +28,6 @@ def _session(k: int):
     with _lock:
         session = _sessions.get(k)
         if session is None:
-            import onnxruntime as ort
             from onnx import TensorProto, helper, numpy_helper
 
             graph = helper.make_graph(
@@ -40,13 +41,8 @@ def _session(k: int):
                 [numpy_helper.from_array(np.array(ZERO, np.uint8), "zero")],
             )
             model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = 1  # as the float products (see index.py)
-            opts.inter_op_num_threads = 1
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            session = ort.InferenceSession(
-                model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
-            )
+            # One thread, as the float products (see index.py).
+            session = cpu_session(model.SerializeToString(), threads=1)
             _sessions[k] = session
         return session
 
