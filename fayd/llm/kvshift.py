@@ -40,15 +40,15 @@ def skipped_block(cached: Sequence[int], prompt: Sequence[int]) -> tuple[int, in
     """(start, end, reused): the prompt shares ``cached[:start]``, skips
     ``cached[start:end]`` and goes on with ``reused`` tokens of ``cached[end:]``; None when
     there is no such gap worth closing."""
+    cached, prompt = np.asarray(cached, np.int64), np.asarray(prompt, np.int64)
     start = common_prefix(cached, prompt)
-    rest = np.asarray(prompt[start:], np.int64)
-    if rest.size < PROBE or len(cached) - start <= PROBE:
+    rest = prompt[start:]
+    if rest.size < PROBE or cached.size - start <= PROBE:
         return None
-    tail = np.asarray(cached[start + 1 :], np.int64)
     best: tuple[int, int] | None = None  # (reused, end)
-    for at in np.flatnonzero(tail == rest[0]):
+    for at in np.flatnonzero(cached[start + 1 :] == rest[0]):
         end = start + 1 + int(at)
-        if not np.array_equal(np.asarray(cached[end : end + PROBE]), rest[:PROBE]):
+        if not np.array_equal(cached[end : end + PROBE], rest[:PROBE]):
             continue
         reused = common_prefix(cached[end:], rest)
         if best is None or reused > best[0]:
@@ -65,7 +65,7 @@ def drop_block(llm: Any, prompt: Sequence[int]) -> int:
     import llama_cpp
 
     n = llm.n_tokens
-    found = skipped_block(llm.input_ids[:n].tolist(), prompt)
+    found = skipped_block(llm.input_ids[:n], prompt)
     if found is None:
         return 0
     start, end, _ = found
