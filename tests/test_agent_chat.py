@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +8,7 @@ import pytest
 from fayd.agent.chat import Agent, Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.store import Store, records
+from tests.test_memory_extract import wait_until
 
 
 def test_prompt_order_keeps_the_stable_part_first() -> None:
@@ -64,7 +64,7 @@ async def test_a_held_turn_pauses_the_model_between_tokens(tmp_path: Path, local
     turn = Turn(user="ann", device="d1", question="Tell me a short story about a cat.")
     with turn.hold_model():  # as while the first sentence is being synthesised
         reading = asyncio.create_task(say_turn(agent, turn))
-        await asyncio.to_thread(lambda: wait_for(lambda: model.pulled >= 1))
+        await asyncio.to_thread(lambda: wait_until(lambda: model.pulled >= 1))
         await asyncio.sleep(0.5)
         assert model.pulled == 1  # it waits after the token it had
     await reading
@@ -76,13 +76,6 @@ async def test_a_held_turn_pauses_the_model_between_tokens(tmp_path: Path, local
 async def say_turn(agent: Agent, turn: Turn) -> None:
     async for _ in agent.reply(turn):
         pass
-
-
-def wait_for(check, within_s: float = 60.0) -> None:
-    deadline = time.monotonic() + within_s
-    while not check():
-        assert time.monotonic() < deadline, "not within time"
-        time.sleep(0.005)
 
 
 @pytest.mark.models

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.chat import Agent, Turn
+from fayd.agent.chat import Agent
 from fayd.config import AgentConfig, LlmConfig
 from fayd.llm.kvshift import MIN_REUSED, PROBE, skipped_block
 from fayd.store import Store
+from tests.test_memory_extract import say
 
 PERSONA = list(range(1000, 1040))
 DROPPED = list(range(2000, 2060))
@@ -54,13 +55,6 @@ class WithoutShift:
             yield from self._llm.stream_chat(*args, **kwargs)
         finally:
             llama.generate = shift
-
-
-async def say(agent: Agent, question: str) -> Turn:
-    turn = Turn(user="ann", device="d1", question=question)
-    async for _ in agent.reply(turn):
-        pass
-    return turn
 
 
 async def tokens_read_after_a_fall_back(llm, local_llm, db: Path, monkeypatch) -> int:
