@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fayd.memory.index import APPROX_MIN_ROWS, LOW_STEP, PROJ_DIM, Row, UserIndex
-from fayd.memory.int8dot import int8_dot, to_rows
+from fayd.memory.int8dot import QUERY_MAX, int8_dot, to_rows
 from fayd.memory.retrieve import Fusion, rank
 
 DIM = 384
@@ -178,7 +178,9 @@ def test_the_int8_first_pass_is_the_projected_product_to_a_step() -> None:
 def test_int8_dot_is_exact() -> None:
     rng = np.random.default_rng(2)
     values = rng.integers(-127, 128, (1000, 96))
-    q = rng.integers(-127, 128, 96).astype(np.int8)
+    q = rng.integers(-QUERY_MAX, QUERY_MAX + 1, 96).astype(np.int8)
+    q[:2] = (QUERY_MAX, -QUERY_MAX)  # the extremes, against rows of 127s: no saturation
+    values[0], values[1] = 127, -127
     got = int8_dot(to_rows(values), q)
     assert got.dtype == np.int32 and np.array_equal(got, values @ q.astype(np.int64))
     assert int8_dot(to_rows(values[:0]), q).shape == (0,)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fayd.memory.int8dot import ZERO, int8_dot, to_rows
+from fayd.memory.int8dot import QUERY_MAX, ZERO, int8_dot, to_rows
 from fayd.memory.tags import NODE_TYPES
 
 TYPE_CODE = {t: i for i, t in enumerate(NODE_TYPES)}
@@ -144,11 +144,11 @@ class UserIndex:
         the index has no projection: below the threshold)."""
         if self.low is None or self.proj is None:
             return None
-        # The query on the axes, rounded to int8 as well (its own step): the int32 product
-        # times both steps is the projected dot product, to the rounding (which only picks
-        # the shortlist: the shortlist is scored exactly).
+        # The query on the axes, rounded to ±QUERY_MAX as well (its own step): the int32
+        # product times both steps is the projected dot product, to the rounding (which
+        # only picks the shortlist: the shortlist is scored exactly).
         q = query.astype(np.float32) @ self.proj
-        step = max(float(np.abs(q).max()) / 127, 1e-12)
+        step = max(float(np.abs(q).max()) / QUERY_MAX, 1e-12)
         q8 = np.rint(q / step).astype(np.int8)
         dot = int8_dot(self.low[: self.n], q8).astype(np.float32)
         return dot * np.float32(step * LOW_STEP)

@@ -7,6 +7,11 @@ instructions on one thread. The rows are stored as uint8 = int8 + 128 (zero poin
 unsigned by signed is the form those instructions take (x86 VNNI), and it ran in 0.84 ms at
 100k x 96 right after a query embedding, against 1.8 ms for int8 by int8 and 4 ms for the
 float32 product (whose 38 MB were no longer in cache).
+
+The query must stay within ±QUERY_MAX: on x86 CPUs without VNNI (AVX2 only) onnxruntime's
+kernel adds pairs of uint8 × int8 products in int16 with saturation (``vpmaddubsw``), so
+2 × 255 × 127 overflows and the result was wrong by up to 51,061 (measured on such a CPU);
+2 × 255 × 64 = 32,640 fits, and the product is exact on every CPU.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from fayd.models.ort_session import cpu_session
 
 #: What the stored rows add to each int8 value.
 ZERO = 128
+#: The largest query value the product is exact for on every CPU (see above).
+QUERY_MAX = 64
 _sessions: dict[int, object] = {}
 _lock = threading.Lock()
 
@@ -53,7 +60,8 @@ def to_rows(values: np.ndarray) -> np.ndarray:
 
 
 def int8_dot(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """int32 [n]: ``rows`` (stored form, C-contiguous [n, k]) times ``q`` (int8 [k])."""
+    """int32 [n]: ``rows`` (stored form, C-contiguous [n, k]) times ``q`` (int8 [k], within
+    ±QUERY_MAX)."""
     if rows.shape[0] == 0:
         return np.zeros(0, np.int32)
     feeds = {"rows": rows, "q": np.ascontiguousarray(q, np.int8).reshape(-1, 1)}
