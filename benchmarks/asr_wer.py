@@ -16,18 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 from fayd.models import resolve
 from fayd.speech.asr import WhisperAsr
-from fayd.speech.audio import pcm16_to_float, read_wav, resample
+from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
+from fayd.testing.speech import ESPEAK_INSTALL, espeak_16k, missing_espeak_tools
 
 PHRASES = [
     # home
@@ -128,30 +125,12 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return row[-1]
 
 
-def espeak_16k(text: str, folder: Path) -> np.ndarray:
-    out = folder / "espeak.wav"
-    wav = subprocess.run(
-        ["espeak-ng", "--stdout", text], capture_output=True, check=True, timeout=30
-    ).stdout
-    subprocess.run(
-        ["sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", str(out)],
-        input=wav,
-        capture_output=True,
-        check=True,
-        timeout=30,
-    )
-    samples, rate = read_wav(out)
-    assert rate == 16000
-    return samples
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=len(PHRASES), help="first N phrases only")
     args = parser.parse_args()
-    for tool in ("espeak-ng", "sox"):
-        if shutil.which(tool) is None:
-            sys.exit(f"{tool} is needed (apt-get install espeak-ng sox)")
+    if missing := missing_espeak_tools():
+        sys.exit(f"{missing[0]} is needed ({ESPEAK_INSTALL})")
 
     files = resolve("tts").files
     tts = PiperTts(files["model"], files["config"], threads=2, noise_scale=0, noise_w_scale=0)
@@ -167,7 +146,7 @@ def main() -> None:
             piper = pcm16_to_float(b"".join(tts.synthesize(text)))
             audio = {
                 "piper": resample(piper, tts.sample_rate, 16000),
-                "espeak": espeak_16k(text, Path(tmp)),
+                "espeak": espeak_16k(text, Path(tmp) / "espeak.wav"),
             }
             for voice, samples in audio.items():
                 heard = asr.transcribe(samples)

@@ -16,7 +16,7 @@ import pytest
 
 from fayd.models import resolve
 from fayd.service.harness import DaemonProcess, free_port
-from fayd.speech.audio import pcm16_to_float, read_wav, resample
+from fayd.speech.audio import pcm16_to_float, resample
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
 needs_mosquitto = pytest.mark.skipif(
@@ -152,22 +152,11 @@ def piper_speech_16k(piper_tts) -> np.ndarray:
 @pytest.fixture(scope="session")
 def espeak_speech_16k(tmp_path_factory) -> np.ndarray:
     """:data:`SPOKEN` by espeak-ng, converted by sox to 16 kHz mono 16-bit."""
-    if shutil.which("espeak-ng") is None or shutil.which("sox") is None:
-        pytest.skip("espeak-ng and sox are needed (apt-get install espeak-ng sox)")
-    out = tmp_path_factory.mktemp("espeak") / "spoken.wav"
-    wav = subprocess.run(
-        ["espeak-ng", "--stdout", SPOKEN], capture_output=True, check=True, timeout=30
-    ).stdout
-    subprocess.run(
-        ["sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", str(out)],
-        input=wav,
-        capture_output=True,
-        check=True,
-        timeout=30,
-    )
-    samples, rate = read_wav(out)
-    assert rate == 16000
-    return samples
+    from fayd.testing.speech import ESPEAK_INSTALL, espeak_16k, missing_espeak_tools
+
+    if missing_espeak_tools():
+        pytest.skip(f"espeak-ng and sox are needed ({ESPEAK_INSTALL})")
+    return espeak_16k(SPOKEN, tmp_path_factory.mktemp("espeak") / "spoken.wav")
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +177,7 @@ def speak(piper_tts):
 
 @pytest.fixture(scope="session")
 def embedder():
-    from fayd.llm.embed import Embedder
+    from fayd.embedding import Embedder
 
     files = resolve("embed").files
     return Embedder(files["model"], files["tokenizer"], threads=1)

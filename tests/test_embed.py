@@ -7,8 +7,8 @@ import threading
 import numpy as np
 import pytest
 
+from fayd.embedding import Embedder
 from fayd.errors import ModelError
-from fayd.llm.embed import Embedder
 
 pytestmark = pytest.mark.models
 

@@ -1,5 +1,5 @@
-"""The int8 rewrite of the embedding model (fayd.llm.int8_matmul): what it replaces, that the
-products stay close to the float ones, the cache, and the fall-backs."""
+"""The int8 rewrite of the embedding model (fayd.embedding.int8_matmul): what it replaces, that
+the products stay close to the float ones, the cache, and the fall-backs."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from fayd.embedding import Embedder, int8_matmul
 from fayd.errors import ModelError
-from fayd.llm import int8_matmul
-from fayd.llm.embed import Embedder
 from fayd.models import resolve
 
 

@@ -13,10 +13,12 @@ LAYERS = {
     "config": 0,
     "protocol": 1,
     "store": 2,
+    "auth": 2,
     "transport": 2,
     "speech": 3,
     "llm": 3,
     "models": 3,
+    "embedding": 3,
     "memory": 4,
     "agent": 5,
     "mcp": 6,
@@ -24,6 +26,7 @@ LAYERS = {
     "care": 6,
     "service": 7,
     "cli": 8,
+    "testing": 8,  # support for tests and benchmarks: may use any layer, the daemon none
 }
 
 

@@ -184,7 +184,7 @@ def test_an_index_of_mostly_new_vectors_refits_its_projection(store: Store, embe
     index.set_vectors(np.arange(10, n), vecs[10:])
     memory = Memory(store, embedder)
     memory._indexes["ann"] = index
-    memory._refit_projections({"ann": n - 10})
+    memory.refit_projections({"ann": n - 10})
     assert index.proj is not proj
     assert _close_to_step(index, slice(0, n))
 

@@ -89,7 +89,7 @@ def load_engines(cfg: Config) -> Engines:
         return PiperTts(files["model"], config)
 
     def load_embedder(files: dict[str, Path]) -> Any:
-        from fayd.llm.embed import Embedder
+        from fayd.embedding import Embedder
 
         return Embedder(files["model"], files["tokenizer"], threads=1)
 

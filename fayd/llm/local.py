@@ -11,6 +11,7 @@ import functools
 import logging
 import random
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,6 +138,77 @@ def chat_in_background(stream: Callable[[], Iterator[str]]) -> str:
     raise ModelError(f"gave way to the user's turns {MAX_PREEMPTIONS + 1} times; given up")
 
 
+@dataclass(frozen=True)
+class ChatRequest:
+    """One :meth:`GatedChat.stream_chat` call, as a backend's ``_stream`` receives it."""
+
+    messages: list[dict[str, Any]]
+    max_tokens: int
+    temperature: float
+    stop: threading.Event | None
+    background: bool
+    #: The backend's own options (``stop_strings`` already renamed ``stop``).
+    options: dict[str, Any]
+
+    @property
+    def stopped(self) -> bool:
+        """The caller's ``stop`` event is set: end the reply now."""
+        return self.stop is not None and self.stop.is_set()
+
+
+class GatedChat(ABC):
+    """What both chat models (:class:`LocalLlm`, :class:`fayd.llm.remote.RemoteLlm`) do
+    alike: each generation passes the model's :class:`PriorityGate` (``_gate``, set by the
+    subclass), so the user's turns go before background work. A subclass writes
+    ``_stream``, the generation itself."""
+
+    _gate: PriorityGate
+
+    def user_turn(self) -> contextlib.AbstractContextManager[None]:
+        """Hold background model work back for a user's whole turn (listening to speaking),
+        not only while the model answers (:meth:`PriorityGate.hold`)."""
+        return self._gate.hold()
+
+    def stream_chat(
+        self,
+        messages: list[dict[str, Any]],
+        max_tokens: int = 128,
+        temperature: float = 0.7,
+        stop: threading.Event | None = None,
+        background: bool = False,
+        **options: Any,
+    ) -> Iterator[str]:
+        """Yield the reply's text deltas as the model produces them.
+
+        ``stop`` (e.g. set when the user barges in) ends the reply early. ``options`` join
+        the backend's chat completion request (``top_p``, ``seed``, ``response_format``…);
+        stop strings are passed as ``stop_strings``, since ``stop`` is the event here.
+        Errors are raised as ModelError; a ``background`` generation that gives way to a
+        user's turn raises :class:`Preempted` (use ``chat``, which starts it again).
+        """
+        if "stop_strings" in options:
+            options["stop"] = options.pop("stop_strings")
+        leave = self._gate.enter(background, stop)
+        if leave is None:
+            return
+        try:
+            request = ChatRequest(messages, max_tokens, temperature, stop, background, options)
+            yield from self._stream(request)
+        finally:
+            leave()
+
+    def chat(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
+        """The whole reply as one string (same arguments as :meth:`stream_chat`); with
+        ``background=True`` started again after giving way (:func:`chat_in_background`)."""
+        if kwargs.get("background"):
+            return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
+        return "".join(self.stream_chat(messages, **kwargs))
+
+    @abstractmethod
+    def _stream(self, request: ChatRequest) -> Iterator[str]:
+        """The reply's deltas; runs inside the gate."""
+
+
 @dataclass
 class _Cache:
     """The foreground's KV cache (sequence 0) and the tokens it holds."""
@@ -146,7 +218,7 @@ class _Cache:
     tokens: Sequence[int]
 
 
-class LocalLlm:
+class LocalLlm(GatedChat):
     """Chat with a GGUF model that has a chat template (ChatML for SmolLM2, Qwen…).
 
     One :class:`PriorityGate` serialises every generation: a llama.cpp context holds one KV
@@ -194,11 +266,6 @@ class LocalLlm:
         # Every prompt goes through Llama.generate: close a gap the history left first.
         self._llm.generate = self._generate_keeping_history
 
-    def user_turn(self) -> contextlib.AbstractContextManager[None]:
-        """Hold background model work back for a user's whole turn (listening to speaking),
-        not only while the model answers (:meth:`PriorityGate.hold`)."""
-        return self._gate.hold()
-
     @property
     def n_ctx(self) -> int:
         """Context window in tokens (prompt + reply) that this instance was built with."""
@@ -216,84 +283,48 @@ class LocalLlm:
         vocabulary (no context), so it does not wait for a running generation."""
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def stream_chat(
-        self,
-        messages: list[dict[str, Any]],
-        max_tokens: int = 128,
-        temperature: float = 0.7,
-        stop: threading.Event | None = None,
-        background: bool = False,
-        **options: Any,
-    ) -> Iterator[str]:
-        """Yield the reply's text deltas as the model produces them.
-
-        ``stop`` (e.g. set when the user barges in) ends the reply after the current token;
-        the prompt's own evaluation cannot be interrupted (a background one can). ``options``
-        go to llama-cpp-python's ``create_chat_completion`` (``stop`` strings there are
-        ``stop_strings`` here, since ``stop`` is the event; also ``top_p``,
-        ``repeat_penalty``, ``response_format``, ``seed``). Errors (e.g. a prompt longer
-        than the context) are raised as ModelError; a ``background`` generation that gives
-        way to a user's turn raises :class:`Preempted` (use ``chat``, which starts again).
-        """
-        if "stop_strings" in options:
-            options["stop"] = options.pop("stop_strings")
-        leave = self._gate.enter(background, stop)
-        if leave is None:
+    def _stream(self, request: ChatRequest) -> Iterator[str]:
+        """``stop`` ends the reply after the current token; the prompt's own evaluation
+        cannot be interrupted (a background one can). ``options`` go to llama-cpp-python's
+        ``create_chat_completion`` (also ``repeat_penalty``). Errors (e.g. a prompt longer
+        than the context) are raised as ModelError."""
+        if request.stopped:
             return
+        if not request.background:
+            yield from self._generate(request)
+            return
+        cache = self._save_cache()
+        # llama-cpp-python reads the prompt and every new token through Llama.eval: in
+        # small steps, it is where a background generation can give way.
+        self._llm.eval = functools.partial(self._eval_yielding, request)
         try:
-            if stop is not None and stop.is_set():
-                return
-            if not background:
-                yield from self._generate(messages, max_tokens, temperature, stop, options)
-                return
-            cache = self._save_cache()
-            # llama-cpp-python reads the prompt and every new token through Llama.eval: in
-            # small steps, it is where a background generation can give way.
-            self._llm.eval = functools.partial(self._eval_yielding, stop)
-            try:
-                yield from self._generate(messages, max_tokens, temperature, stop, options)
-            except _Abandoned:
-                return
-            finally:
-                del self._llm.eval
-                self._restore_cache(cache)
+            yield from self._generate(request)
+        except _Abandoned:
+            return
         finally:
-            leave()
+            del self._llm.eval
+            self._restore_cache(cache)
 
-    def _generate(
-        self,
-        messages: list[dict[str, Any]],
-        max_tokens: int,
-        temperature: float,
-        stop: threading.Event | None,
-        options: dict[str, Any],
-    ) -> Iterator[str]:
+    def _generate(self, request: ChatRequest) -> Iterator[str]:
         try:
             chunks = self._llm.create_chat_completion(
-                messages=messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
+                messages=request.messages,
+                max_tokens=request.max_tokens,
+                temperature=request.temperature,
                 stream=True,
-                **options,
+                **request.options,
             )
         except (ValueError, RuntimeError) as exc:  # e.g. the chat template rejects a role
             raise ModelError(f"LLM request failed: {exc}") from exc
         try:
             for chunk in _translated(chunks):
-                if stop is not None and stop.is_set():
+                if request.stopped:
                     return
                 delta = chunk["choices"][0]["delta"].get("content")
                 if delta:
                     yield delta
         finally:
             chunks.close()  # ends llama.cpp's generation loop now, not at GC time
-
-    def chat(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
-        """The whole reply as one string (same arguments as :meth:`stream_chat`); with
-        ``background=True`` started again after giving way (:func:`chat_in_background`)."""
-        if kwargs.get("background"):
-            return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
-        return "".join(self.stream_chat(messages, **kwargs))
 
     def _generate_keeping_history(
         self, tokens: Sequence[int], *args: Any, **kwargs: Any
@@ -309,13 +340,13 @@ class LocalLlm:
                 log.debug("LLM cache: %d tokens of dropped history removed, the rest kept", dropped)
         return llama_cpp.Llama.generate(self._llm, tokens, *args, **kwargs)
 
-    def _eval_yielding(self, stop: threading.Event | None, tokens: Sequence[int]) -> None:
+    def _eval_yielding(self, request: ChatRequest, tokens: Sequence[int]) -> None:
         import llama_cpp
 
         for start in range(0, len(tokens), YIELD_TOKENS):
             if self._gate.must_yield():
                 raise Preempted("a background generation gave way to the user's turn")
-            if stop is not None and stop.is_set():
+            if request.stopped:
                 raise _Abandoned
             llama_cpp.Llama.eval(self._llm, tokens[start : start + YIELD_TOKENS])
 

@@ -6,17 +6,15 @@ Same interface as :class:`fayd.llm.local.LocalLlm`, so the agent does not care w
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterator
-from threading import Event
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from fayd.errors import LinkError, ModelError
-from fayd.llm.local import Preempted, PriorityGate, chat_in_background
+from fayd.llm.local import ChatRequest, GatedChat, Preempted, PriorityGate
 
 
 class LlmUnreachable(ModelError, LinkError):
@@ -26,7 +24,7 @@ class LlmUnreachable(ModelError, LinkError):
     network problem, not a broken model)."""
 
 
-class RemoteLlm:
+class RemoteLlm(GatedChat):
     """Chat with a model served at ``base_url`` (``http://host:8080`` or ``…/v1``).
 
     ``model`` is sent only when given (a llama.cpp server answers with the model it loaded);
@@ -76,10 +74,6 @@ class RemoteLlm:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def user_turn(self) -> contextlib.AbstractContextManager[None]:
-        """Hold background requests back for a user's whole turn (``LocalLlm.user_turn``)."""
-        return self._gate.hold()
-
     def models(self) -> list[str]:
         """The model ids the server offers (a cheap reachability check for start-up)."""
         url = f"{self.base_url}/models"
@@ -94,62 +88,30 @@ class RemoteLlm:
         except (ValueError, TypeError, KeyError) as exc:
             raise ModelError(f"LLM server {url} sent an unexpected model list: {exc}") from exc
 
-    def stream_chat(
-        self,
-        messages: list[dict[str, Any]],
-        max_tokens: int = 128,
-        temperature: float = 0.7,
-        stop: Event | None = None,
-        background: bool = False,
-        **options: Any,
-    ) -> Iterator[str]:
-        """Yield the reply's text deltas as the server streams them.
-
-        ``stop`` (set on barge-in) ends the reply at the next chunk and closes the
-        connection, which makes the server stop generating. ``options`` join the request
-        body (``stop_strings`` is sent as ``stop``; also ``top_p``, ``seed``,
-        ``response_format``…). A refused request is a ModelError with the server's message;
-        no connection or no answer within ``timeout_s`` is an :class:`LlmUnreachable`.
-        A ``background`` request that gives way to a user's raises :class:`Preempted` at
-        its next chunk (``chat`` starts it again); one still waiting for the server's
-        first chunk cannot see the user's request, which the server may queue behind it.
-        """
-        if "stop_strings" in options:
-            options["stop"] = options.pop("stop_strings")
-        leave = self._gate.enter(background, stop)
-        if leave is None:
-            return
-        try:
-            yield from self._stream(messages, max_tokens, temperature, stop, background, options)
-        finally:
-            leave()
-
-    def _stream(
-        self,
-        messages: list[dict[str, Any]],
-        max_tokens: int,
-        temperature: float,
-        stop: Event | None,
-        background: bool,
-        options: dict[str, Any],
-    ) -> Iterator[str]:
-        if stop is not None and stop.is_set():
+    def _stream(self, request: ChatRequest) -> Iterator[str]:
+        """``stop`` ends the reply at the next chunk and closes the connection, which makes
+        the server stop generating. ``options`` join the request body. A refused request is
+        a ModelError with the server's message; no connection or no answer within
+        ``timeout_s`` is an :class:`LlmUnreachable`. A ``background`` request gives way at
+        its next chunk; one still waiting for the server's first chunk cannot see the
+        user's request, which the server may queue behind it."""
+        if request.stopped:
             return
         url = f"{self.base_url}/chat/completions"
         body = {
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
             "stream": True,
             **({"model": self.model} if self.model else {}),
-            **options,
+            **request.options,
         }
         response = self._send(url, body)
         try:
             for event in self._events(url, response):
-                if stop is not None and stop.is_set():
+                if request.stopped:
                     return  # the finally closes the connection mid-stream
-                if background and self._gate.must_yield():
+                if request.background and self._gate.must_yield():
                     raise Preempted("a background request gave way to the user's request")
                 if "error" in event:
                     raise ModelError(f"LLM server {url} failed: {_error_text(event['error'])}")
@@ -159,13 +121,6 @@ class RemoteLlm:
                     yield delta
         finally:
             response.close()
-
-    def chat(self, messages: list[dict[str, Any]], **kwargs: Any) -> str:
-        """The whole reply as one string (same arguments as :meth:`stream_chat`); with
-        ``background=True`` started again after giving way (:func:`chat_in_background`)."""
-        if kwargs.get("background"):
-            return chat_in_background(lambda: self.stream_chat(messages, **kwargs))
-        return "".join(self.stream_chat(messages, **kwargs))
 
     def _send(self, url: str, body: dict[str, Any]) -> httpx.Response:
         """POST ``body``; returns once the response headers are in."""

@@ -344,7 +344,7 @@ def assemble(
     (MemoryFS's own, for a Chinese prompt).
     """
     now = time.time() if now is None else now
-    user = memory._user(user)
+    user = memory.resolve_user(user)
     entries = collect(memory, user, question, str(session), now, playbooks_dir, weights)
     text = pack(entries, budget_tokens, count_tokens, user, section_headers(docs_lang))
     if not stateless:

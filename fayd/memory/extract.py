@@ -317,17 +317,20 @@ def write_items(
     return {"written": written, "quarantined": held, "repeated": repeated}
 
 
-def write_held(db: sqlite_utils.Database, payload: dict[str, Any], now: float) -> dict[str, Any]:
-    """Replay a quarantined item (``quarantine.approve``): the write it would have been."""
+def write_held(
+    db: sqlite_utils.Database, payload: dict[str, Any], now: float
+) -> tuple[dict[str, Any], None]:
+    """Replay a quarantined item (``quarantine.approve``): the write it would have been.
+    Returns the document's summary and no row id (an entry has none of its own)."""
     item = Item(docs.category(payload["document"]["category"]), payload["content"])
     user, conv = payload["username"], payload["document"]["conversation"]
     if item.category in OVERWRITE:
         entry = docs.make_entry(item.category, item.text, "", None, now)
-        return docs.save(db, user, item.category, "", [entry], True, now)
+        return docs.save(db, user, item.category, "", [entry], True, now), None
     _append(db, user, item, conv, now)
     cat, target = _targets(item.category, conv)[0]
     doc = docs.read(db, user, cat, target)
-    return doc.summary() if doc else {}
+    return (doc.summary() if doc else {}), None
 
 
 # --- the whole run ----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlite_utils
 
+from fayd.memory import quarantine
 from fayd.memory.errors import BadInput
 from fayd.memory.provenance import AGENT, check_trust, outranks, screen
 
@@ -144,6 +145,14 @@ def write(db: sqlite_utils.Database, f: dict[str, Any], now: float) -> tuple[Fac
     return fact, [old.id for old in covering]
 
 
+def write_held(
+    db: sqlite_utils.Database, f: dict[str, Any], now: float
+) -> tuple[dict[str, Any], int]:
+    """Replay a quarantined fact (``quarantine.approve``): its result and the fact's id."""
+    fact, closed = write(db, f, now)
+    return {"fact": fact.to_dict(), "closed": closed}, fact.id
+
+
 def as_of(
     db: sqlite_utils.Database,
     username: str,
@@ -201,11 +210,9 @@ class Facts:
         """``{"ok": True, "fact", "closed"}``, or ``{"ok": False, "quarantined", "reason"}``
         when the source is untrusted, the text reads like an instruction, or it contradicts
         a more trusted valid fact."""
-        from fayd.memory import quarantine  # quarantine replays facts: import at call time
-
         payload = validate(
             {
-                "username": self.memory._user(username),
+                "username": self.memory.resolve_user(username),
                 "subject": subject,
                 "predicate": predicate,
                 "object": obj,
@@ -238,7 +245,11 @@ class Facts:
         predicate: str | None = None,
     ) -> list[Fact]:
         at = time.time() if at is None else at
-        return self.memory.store.call(as_of, self.memory._user(username), at, subject, predicate)
+        return self.memory.store.call(
+            as_of, self.memory.resolve_user(username), at, subject, predicate
+        )
 
     def history(self, subject: str, predicate: str, username: str | None = None) -> list[Fact]:
-        return self.memory.store.call(history, self.memory._user(username), subject, predicate)
+        return self.memory.store.call(
+            history, self.memory.resolve_user(username), subject, predicate
+        )

@@ -6,8 +6,8 @@ import logging
 from pathlib import Path
 
 from fayd.config import Config
+from fayd.embedding import Embedder
 from fayd.errors import FaydError
-from fayd.llm.embed import Embedder
 from fayd.memory.config import MemoryConfig
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.service import Memory

@@ -15,6 +15,7 @@ from typing import Any
 
 from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
+from fayd.memory.per_user import for_each_user
 
 log = logging.getLogger(__name__)
 
@@ -107,12 +108,8 @@ def run_portrait(
     memory: Any, llm: Any, now: float, since: float | None, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """The job: every user with conversations since the last run (else the last day)."""
-    since = now - 86400 if since is None else since
-    report = []
-    for user in memory.store.call(db_nodes.users):
-        try:
-            report.append(portrait_user(memory, llm, user, since, now, agent_name))
-        except Exception as exc:  # one user's failed model call must not stop the others
-            log.error("portrait for %s failed: %s", user, exc)
-            report.append({"user": user, "error": f"{type(exc).__name__}: {exc}"})
-    return {"users": report}
+
+    def run_user(user: str, since: float) -> dict[str, Any]:
+        return portrait_user(memory, llm, user, since, now, agent_name)
+
+    return for_each_user(memory, "portrait", log, now, since, run_user)

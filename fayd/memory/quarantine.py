@@ -3,18 +3,20 @@
 A held write keeps everything needed to replay it (JSON payload). ``approve`` replays it
 as the same node or fact, tagged as reviewed; ``reject`` keeps the row as a record but
 writes nothing. Neither can be undone, and a decided item cannot be decided again.
+
+Facts and the extraction hold items here, so this module imports neither: the memory
+gives ``approve`` its writers, one per kind of item (``Memory.held_writers``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sqlite_utils
 
-from fayd.memory import facts as db_facts
 from fayd.memory.errors import BadInput
 from fayd.memory.nodes import NewNode
 from fayd.memory.provenance import AGENT, screen
@@ -23,6 +25,11 @@ from fayd.memory.tags import normalize_tags
 COLUMNS = (
     "id, item, username, payload, trust, source, reason, created_at, status, decided_at, result_id"
 )
+#: Replays an approved item inside the quarantine's transaction: (db, payload, now) →
+#: (the result, the id of the row written, or None when there is no such row).
+HeldWriter = Callable[
+    [sqlite_utils.Database, dict[str, Any], float], tuple[dict[str, Any], int | None]
+]
 
 
 def put(
@@ -60,7 +67,7 @@ def guarded_remember(
     ``ok: True``, or ``{"ok": False, "quarantined": id, "reason"}``."""
     tags = normalize_tags(kind, source or "fay_self", persistent, list(extra_tags or []))
     tags = sorted({t for t in tags if not t.startswith("trust:")} | {f"trust:{trust}"})
-    user = memory._user(username)
+    user = memory.resolve_user(username)
     node = NewNode(content=content, username=user, node_type=node_type, tags=tags)  # validated
     reason = screen(content, trust)
     if reason is not None:
@@ -119,29 +126,28 @@ def _decide(
     )
 
 
+def held_kind(item: dict[str, Any]) -> str:
+    """``fact``, ``document`` (an extracted MemoryFS entry, held as a node) or ``node``."""
+    if item["item"] == "fact":
+        return "fact"
+    return "document" if "document" in item["payload"] else "node"
+
+
 def approve(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
     """Write the held node, fact or document entry to live memory; returns the item with
     ``result``."""
     now = time.time() if now is None else now
     item = memory.store.call(_pending, qid)
     payload = item["payload"]
-    if item["item"] == "fact":
-
-        def run(db: sqlite_utils.Database) -> dict[str, Any]:
-            _pending(db, qid)  # decided meanwhile? checked again inside the transaction
-            fact, closed = db_facts.write(db, payload, now)
-            _decide(db, qid, "approved", now, fact.id)
-            return {"fact": fact.to_dict(), "closed": closed}
-
-        result = memory.store.call(run)
-    elif "document" in payload:
-        from fayd.memory import extract  # extract holds items here: import at call time
+    kind = held_kind(item)
+    if kind != "node":
+        write: HeldWriter = memory.held_writers[kind]
 
         def replay(db: sqlite_utils.Database) -> dict[str, Any]:
-            _pending(db, qid)
-            summary = extract.write_held(db, payload, now)  # a MemoryFS document entry
-            _decide(db, qid, "approved", now, None)
-            return summary
+            _pending(db, qid)  # decided meanwhile? checked again inside the transaction
+            written, result_id = write(db, payload, now)
+            _decide(db, qid, "approved", now, result_id)
+            return written
 
         result = memory.store.call(replay)
     else:
@@ -170,4 +176,13 @@ def reject(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
     return memory.store.call(run)
 
 
-__all__ = ["approve", "guarded_remember", "list_items", "put", "reject", "screen"]
+__all__ = [
+    "HeldWriter",
+    "approve",
+    "guarded_remember",
+    "held_kind",
+    "list_items",
+    "put",
+    "reject",
+    "screen",
+]

@@ -15,21 +15,34 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import sqlite_utils
 
+from fayd.embedding import EmbedderLike
 from fayd.errors import StoreError
-
-if TYPE_CHECKING:
-    from fayd.memory.service import Memory
+from fayd.store import Store
 
 log = logging.getLogger(__name__)
 
 #: (nodes re-embedded so far, nodes that needed it when the pass started)
 ReembedProgress = Callable[[int, int], None]
 BATCH = 64
+
+
+class Reembeddable(Protocol):
+    """What a pass needs of the memory (``fayd.memory.service.Memory``, which runs it)."""
+
+    store: Store
+    embedder: EmbedderLike
+
+    def replace_vectors(
+        self, ids: list[int], vectors: np.ndarray, model: str
+    ) -> tuple[list[int], dict[str, int]]: ...
+
+    def refit_projections(self, changed: dict[str, int]) -> None: ...
+
 
 #: Nodes without a vector of model ``?`` and dimension ``?`` (no row, another model or size).
 _STALE = (
@@ -73,7 +86,7 @@ class Reembedder:
     """One pass, a batch per :meth:`step` (the daemon runs each step in a worker thread and
     yields to the event loop between them)."""
 
-    def __init__(self, memory: Memory, batch: int = BATCH) -> None:
+    def __init__(self, memory: Reembeddable, batch: int = BATCH) -> None:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise ValueError(f"batch must be a positive integer: {batch!r}")
         self.memory = memory
@@ -102,7 +115,7 @@ class Reembedder:
         if todo:
             vectors = self.memory.embedder.embed([c for _, c in todo])  # no lock held
             try:
-                written, changed = self.memory._replace_vectors(
+                written, changed = self.memory.replace_vectors(
                     [i for i, _ in todo], vectors, self.model
                 )
             except StoreError as exc:  # e.g. "database or disk is full": the batch rolled back
@@ -117,11 +130,13 @@ class Reembedder:
 
     def finish(self) -> None:
         """After a complete pass: refit the projection of large indexes whose vectors mostly
-        came from it (see ``Memory._refit_projections``)."""
-        self.memory._refit_projections(self.changed)
+        came from it (see ``Memory.refit_projections``)."""
+        self.memory.refit_projections(self.changed)
 
 
-def reembed_all(memory: Memory, batch: int = BATCH, progress: ReembedProgress | None = None) -> int:
+def reembed_all(
+    memory: Reembeddable, batch: int = BATCH, progress: ReembedProgress | None = None
+) -> int:
     """Re-embed every stale node (blocking); returns how many were re-embedded."""
     job = Reembedder(memory, batch)
     total = job.count()
@@ -132,7 +147,7 @@ def reembed_all(memory: Memory, batch: int = BATCH, progress: ReembedProgress | 
     return job.done
 
 
-async def reembed_in_background(memory: Memory, batch: int = BATCH) -> None:
+async def reembed_in_background(memory: Reembeddable, batch: int = BATCH) -> None:
     """A supervisor component of the daemon: re-embed the stale nodes, then return (the
     supervisor does not restart a component that returned). One batch per worker-thread
     call, at the workers' lower priority, with a yield between batches so a user's turn and

@@ -18,9 +18,9 @@ import logging
 from datetime import datetime as dt
 from typing import Any
 
-from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
 from fayd.memory.nodes import FAY_TIME, NewNode
+from fayd.memory.per_user import for_each_user
 from fayd.memory.provenance import AGENT, looks_like_instruction
 from fayd.memory.tags import reflection_tags
 
@@ -169,14 +169,12 @@ def run_reflection(
     memory: Any, llm: Any, now: float, since: float | None, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """The job: every user with at least MIN_NEW new nodes since the last run."""
-    since = now - 86400 if since is None else since
-    report = []
-    for user in memory.store.call(db_nodes.users):
-        if new_nodes_since(memory, user, since, now) < MIN_NEW:
-            continue
-        try:
-            report.append(reflect_user(memory, llm, user, now, agent_name))
-        except Exception as exc:  # one user's failed model call must not stop the others
-            log.error("reflection for %s failed: %s", user, exc)
-            report.append({"user": user, "error": f"{type(exc).__name__}: {exc}"})
-    return {"users": report}
+    return for_each_user(
+        memory,
+        "reflection",
+        log,
+        now,
+        since,
+        run_user=lambda user, _since: reflect_user(memory, llm, user, now, agent_name),
+        wanted=lambda user, since: new_nodes_since(memory, user, since, now) >= MIN_NEW,
+    )

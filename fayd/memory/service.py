@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from fayd.embedding import EmbedderLike
+from fayd.memory import extract
+from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
 from fayd.memory.errors import BadInput
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
 from fayd.memory.nodes import NewNode
+from fayd.memory.quarantine import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
 from fayd.memory.retrieve import Fusion, rank
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags, schema
@@ -36,13 +40,19 @@ from fayd.store import lexical as db_lexical
 MAX_N = 1000
 EMBED_CHUNK = 1024
 Progress = Callable[[str], None]
+#: How an approved quarantine item is written, per kind (``quarantine.approve``): the
+#: quarantine knows no writer itself, so facts and extraction may hold items there.
+HELD_WRITERS: Mapping[str, HeldWriter] = {
+    "fact": db_facts.write_held,
+    "document": extract.write_held,
+}
 
 
 class Memory:
     def __init__(
         self,
         store: Store,
-        embedder: Any,
+        embedder: EmbedderLike,
         scorer: ImportanceScorer | None = None,
         cfg: MemoryConfig | None = None,
     ) -> None:
@@ -50,6 +60,7 @@ class Memory:
         self.embedder = embedder
         self.scorer = scorer or ImportanceScorer(None)
         self.cfg = cfg or MemoryConfig()
+        self.held_writers = HELD_WRITERS
         self._lock = threading.RLock()
         self._indexes: dict[str, UserIndex] = {}
         c = self.cfg
@@ -76,7 +87,7 @@ class Memory:
         tags = normalize_tags(kind, source or "fay_self", persistent, list(extra_tags or []))
         node = NewNode(
             content=content,
-            username=self._user(username),
+            username=self.resolve_user(username),
             node_type=node_type,
             tags=tags,
             importance=importance,
@@ -152,7 +163,7 @@ class Memory:
         tags_all = [clean_tag(t) for t in filter_tags_all or []]
         tags_any = [clean_tag(t) for t in filter_tags_any or []]
         now = time.time() if now is None else now
-        user = self._user(username)
+        user = self.resolve_user(username)
         fusion = self.fusion
         # BM25 on the store's thread while MiniLM embeds the query here (both release the
         # GIL): the lexical search costs no time of its own.
@@ -197,7 +208,7 @@ class Memory:
         """Count nodes as retrieved now (context assembly searches stateless, then marks
         only the nodes that made it into the prompt)."""
         now = time.time() if now is None else now
-        user = self._user(username)
+        user = self.resolve_user(username)
         with self._lock:
             index = self._index(user)
             known = [int(i) for i in ids if int(i) in index.pos]
@@ -220,7 +231,7 @@ class Memory:
         is called after each batch. Interrupted, it keeps the batches done: a rerun goes on."""
         return reembed_all(self, batch, progress)
 
-    def _replace_vectors(
+    def replace_vectors(
         self, ids: list[int], vectors: np.ndarray, model: str
     ) -> tuple[list[int], dict[str, int]]:
         """Commit new vectors (one transaction) and set them in every loaded index that holds
@@ -238,7 +249,7 @@ class Memory:
                     changed[user] = len(found)
         return written, changed
 
-    def _refit_projections(self, changed: dict[str, int]) -> None:
+    def refit_projections(self, changed: dict[str, int]) -> None:
         """Refit the projection of a large loaded index when most of its vectors are new:
         it was fitted on the few current vectors the index had when it loaded (or on none),
         and such axes would make its shortlist miss. ~0.1 s at 100k rows, once per pass."""
@@ -277,7 +288,7 @@ class Memory:
         self, username: str | None, n: int, node_type: str, tags: list[str], order: str, where=""
     ) -> list[dict[str, Any]]:
         def run(db):
-            user = self._user(username)
+            user = self.resolve_user(username)
             ids = db_nodes.select_ids(db, user, n, node_type, tags, order, where, household=True)
             found = db_nodes.fetch_nodes(db, ids)
             return [fay_node(found[i]) for i in ids]
@@ -286,14 +297,14 @@ class Memory:
 
     # --- portrait, schema, stats -------------------------------------------------------
     def get_user_profile(self, username: str | None = None) -> dict[str, str]:
-        return self.store.call(db_nodes.get_profile, self._user(username))
+        return self.store.call(db_nodes.get_profile, self.resolve_user(username))
 
     def set_user_profile(
         self, username: str | None, portrait: str | None = None, extra_info: str | None = None
     ) -> None:
         if portrait is not None and len(portrait) > 1000:
             raise BadInput("a portrait is at most 1000 characters")
-        self.store.call(db_nodes.set_profile, self._user(username), portrait, extra_info)
+        self.store.call(db_nodes.set_profile, self.resolve_user(username), portrait, extra_info)
 
     @staticmethod
     def get_schema() -> dict[str, Any]:
@@ -308,7 +319,8 @@ class Memory:
         return out
 
     # --- helpers -----------------------------------------------------------------------
-    def _user(self, username: str | None) -> str:
+    def resolve_user(self, username: str | None) -> str:
+        """The user a call is for: ``username``, or the default user when none is named."""
         if username is None or username == "":
             return self.cfg.default_user
         if not isinstance(username, str) or not username.strip():

@@ -89,14 +89,16 @@ class Working:
         now: float | None = None,
     ) -> None:
         now = time.time() if now is None else now
-        user = self.memory._user(username)
+        user = self.memory.resolve_user(username)
         self.memory.store.call(put, user, str(session), key, value, ttl_s, now)
 
     def get(
         self, session: str, username: str | None = None, now: float | None = None
     ) -> list[dict[str, Any]]:
         now = time.time() if now is None else now
-        return self.memory.store.call(get_all, self.memory._user(username), str(session), now)
+        return self.memory.store.call(
+            get_all, self.memory.resolve_user(username), str(session), now
+        )
 
     def clear(self, session: str, username: str | None = None, key: str | None = None) -> int:
-        return self.memory.store.call(delete, self.memory._user(username), str(session), key)
+        return self.memory.store.call(delete, self.memory.resolve_user(username), str(session), key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 import numpy as np
@@ -10,13 +11,33 @@ import numpy as np
 from fayd.errors import ModelError
 
 
-class WhisperAsr:
+class AsrBackend(ABC):
+    """What the ASR backends share: one utterance at a time (16 kHz float32 mono), under a
+    lock, because one model already uses all its threads and concurrent calls would only
+    contend. ``transcribe`` blocks: call it from a worker thread (``asyncio.to_thread``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def transcribe(self, samples: np.ndarray) -> str:
+        """The text of one utterance, whitespace-stripped ("" for silence)."""
+        audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+        if audio.size == 0:
+            return ""
+        with self._lock:
+            return self._recognize(audio)
+
+    @abstractmethod
+    def _recognize(self, audio: np.ndarray) -> str:
+        """The stripped text of ``audio`` (float32, 1-D, not empty); the lock is held."""
+
+
+class WhisperAsr(AsrBackend):
     """Transcribes one utterance at a time (16 kHz float32 mono, as :class:`SileroVad` cuts).
 
     The model loads once here (~1 s); ``transcribe`` blocks (~0.3 s per utterance on 2
     cores whatever its length up to 30 s: Whisper pads every input to 30 s), so call it from
-    a worker thread (``asyncio.to_thread``). A lock serialises calls: one CTranslate2 model
-    already uses all ``threads``, so concurrent calls would only contend.
+    a worker thread (``asyncio.to_thread``). Calls are serialised (:class:`AsrBackend`).
     """
 
     def __init__(
@@ -40,25 +61,19 @@ class WhisperAsr:
             raise ModelError(f"cannot load Whisper model {path}: {exc}") from exc
         self.language = language
         self.beam_size = beam_size
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def transcribe(self, samples: np.ndarray) -> str:
-        """The text of one utterance, whitespace-stripped ("" for silence)."""
-        audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
-        if audio.size == 0:
-            return ""
-        with self._lock:
-            segments, _info = self._model.transcribe(
-                audio,
-                language=self.language,
-                beam_size=self.beam_size,
-                without_timestamps=True,
-                # The VAD already cut the utterance; each one stands alone, so earlier text
-                # must not steer (or loop) the decoding of the next.
-                vad_filter=False,
-                condition_on_previous_text=False,
-            )
-            # ``segments`` is a lazy generator: decoding happens while it is consumed, so it
-            # must be consumed inside the lock.
-            text = "".join(segment.text for segment in segments)
-        return text.strip()
+    def _recognize(self, audio: np.ndarray) -> str:
+        segments, _info = self._model.transcribe(
+            audio,
+            language=self.language,
+            beam_size=self.beam_size,
+            without_timestamps=True,
+            # The VAD already cut the utterance; each one stands alone, so earlier text
+            # must not steer (or loop) the decoding of the next.
+            vad_filter=False,
+            condition_on_previous_text=False,
+        )
+        # ``segments`` is a lazy generator: decoding happens while it is consumed, so it
+        # must be consumed here, while the caller holds the lock.
+        return "".join(segment.text for segment in segments).strip()

@@ -10,15 +10,14 @@ Same interface as :class:`fayd.speech.asr.WhisperAsr`.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.models.probe import probe_in_child
+from fayd.speech.asr import AsrBackend
 
 SAMPLE_RATE = 16000
 #: kind → the files it needs: name → glob pattern in the model folder.
@@ -73,7 +72,7 @@ def find_model_files(model_dir: str | Path, kind: str, prefer_int8: bool = True)
     return found
 
 
-class SherpaAsr:
+class SherpaAsr(AsrBackend):
     """Transcribes one utterance at a time (16 kHz float32 mono, as :class:`SileroVad` cuts).
 
     ``kind`` says which recognizer the folder holds. ``language``: Whisper takes a code
@@ -81,8 +80,8 @@ class SherpaAsr:
     Paraformer and zipformer models have one language built in and ignore it.
     ``validate`` first builds the model in a child process (its load time again), because
     sherpa-onnx exits the process on a file it cannot use; turn it off only for a folder
-    already known good. ``transcribe`` blocks: call it from a worker thread. A lock
-    serialises calls, as in WhisperAsr.
+    already known good. ``transcribe`` blocks: call it from a worker thread. Calls are
+    serialised, as in WhisperAsr (:class:`AsrBackend`).
 
     Tested here with Whisper tiny.en only (fayd's default weights converted to sherpa-onnx's
     Whisper ONNX layout by the tests); no Paraformer, SenseVoice or zipformer model can be
@@ -111,20 +110,20 @@ class SherpaAsr:
             "threads": threads,
         }
         if validate:
-            _probe(options, Path(model_dir), probe_timeout_s)
+            probe_in_child(
+                _PROBE,
+                [json.dumps(options)],
+                what=f"sherpa-onnx {kind} model {Path(model_dir)}",
+                timeout=probe_timeout_s,
+            )
         try:
             self._recognizer = _build(**options)
         except (RuntimeError, ValueError, AssertionError) as exc:
             raise ModelError(f"cannot load sherpa-onnx {kind} model {model_dir}: {exc}") from exc
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def transcribe(self, samples: np.ndarray) -> str:
-        """The text of one utterance, whitespace-stripped ("" for silence)."""
-        audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
-        if audio.size == 0:
-            return ""
-        with self._lock:
-            return _decode(self._recognizer, audio)
+    def _recognize(self, audio: np.ndarray) -> str:
+        return _decode(self._recognizer, audio)
 
 
 def _build(kind: str, files: dict[str, str], language: str | None, threads: int) -> Any:
@@ -168,20 +167,3 @@ def _decode(recognizer: Any, audio: np.ndarray) -> str:
     stream.accept_waveform(SAMPLE_RATE, audio)
     recognizer.decode_stream(stream)
     return str(stream.result.text).strip()
-
-
-def _probe(options: dict[str, Any], folder: Path, timeout: float) -> None:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, json.dumps(options)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ModelError(f"sherpa-onnx model {folder}: loading took over {timeout:g} s") from exc
-    if done.returncode != 0:
-        reason = done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}"
-        raise ModelError(
-            f"sherpa-onnx {options['kind']} model {folder} is not usable: {reason.splitlines()[-1]}"
-        )

@@ -5,10 +5,44 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fayd.errors import ModelError
 from fayd.models.ort_session import cpu_session
+
+if TYPE_CHECKING:
+    from piper.config import PiperConfig
+
+
+@dataclass(frozen=True)
+class PiperVoiceFiles:
+    """A Piper voice's .onnx file and its config (``<model>.onnx.json`` by default)."""
+
+    model: Path
+    config: PiperConfig
+    #: The config file as read: sherpa-onnx needs fields piper's PiperConfig leaves out.
+    raw_config: dict[str, Any]
+
+
+def read_piper_voice(
+    model_path: str | Path, config_path: str | Path | None = None
+) -> PiperVoiceFiles:
+    """The voice's files, checked to exist, and its parsed config (ModelError if not)."""
+    model = Path(model_path)
+    config_file = Path(config_path) if config_path is not None else Path(f"{model}.json")
+    for p in (model, config_file):
+        if not p.is_file():
+            raise ModelError(f"Piper voice file not found: {p}")
+    from piper.config import PiperConfig  # heavy: only when a voice is actually built
+
+    try:
+        raw = json.loads(config_file.read_text(encoding="utf-8"))
+        config = PiperConfig.from_dict(raw)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelError(f"bad Piper voice config {config_file}: {exc!r}") from exc
+    return PiperVoiceFiles(model, config, raw)
 
 
 class PiperTts:
@@ -26,6 +60,9 @@ class PiperTts:
     ``noise_scale=0, noise_w_scale=0`` makes the output repeatable (flatter), for tests.
     """
 
+    #: Hz of the PCM16 that ``synthesize`` yields (the voice's own rate).
+    sample_rate: int
+
     def __init__(
         self,
         model_path: str | Path,
@@ -38,18 +75,11 @@ class PiperTts:
         noise_w_scale: float | None = None,
         volume: float = 1.0,
     ) -> None:
-        model = Path(model_path)
-        config_file = Path(config_path) if config_path is not None else Path(f"{model}.json")
-        for p in (model, config_file):
-            if not p.is_file():
-                raise ModelError(f"Piper voice file not found: {p}")
+        voice = read_piper_voice(model_path, config_path)
+        model, config = voice.model, voice.config
         from piper import PiperVoice
-        from piper.config import PhonemeType, PiperConfig, SynthesisConfig
+        from piper.config import PhonemeType, SynthesisConfig
 
-        try:
-            config = PiperConfig.from_dict(json.loads(config_file.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"bad Piper voice config {config_file}: {exc!r}") from exc
         # Chinese (pinyin) voices need the g2pW model, which piper *downloads* into
         # ``<download_dir>/g2pW`` on first use: refuse rather than reach for the network.
         resources = Path(resources_dir) if resources_dir is not None else model.parent
@@ -70,7 +100,7 @@ class PiperTts:
             noise_w_scale=noise_w_scale,
             volume=volume,
         )
-        self.sample_rate: int = config.sample_rate
+        self.sample_rate = config.sample_rate
         self._lock = threading.Lock()
 
     def synthesize(self, text: str) -> Iterator[bytes]:

@@ -10,10 +10,7 @@ the phonemes themselves, made by piper's espeak-ng phonemizer and handed over as
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.models.probe import probe_in_child
 from fayd.speech.audio import float_to_pcm16
+from fayd.speech.tts import read_piper_voice
 
 # Loads the prepared voice and speaks one phoneme, in a child process: sherpa-onnx calls
 # exit() instead of raising on a graph it cannot use (missing metadata, not a VITS model),
@@ -52,6 +51,9 @@ class SherpaTts:
     default to the voice config's; ``speaker`` picks a voice of a multi-speaker model.
     """
 
+    #: Hz of the PCM16 that ``synthesize`` yields (the voice's own rate).
+    sample_rate: int
+
     def __init__(
         self,
         model_path: str | Path,
@@ -66,19 +68,11 @@ class SherpaTts:
         speaker: int = 0,
         probe_timeout_s: float = 60.0,
     ) -> None:
-        model = Path(model_path)
-        config_file = Path(config_path) if config_path is not None else Path(f"{model}.json")
-        for p in (model, config_file):
-            if not p.is_file():
-                raise ModelError(f"Piper voice file not found: {p}")
+        voice = read_piper_voice(model_path, config_path)
+        model, config = voice.model, voice.config
         from piper import PiperVoice  # heavy: only when a voice is actually built
-        from piper.config import PhonemeType, PiperConfig
+        from piper.config import PhonemeType
 
-        try:
-            raw = json.loads(config_file.read_text(encoding="utf-8"))
-            config = PiperConfig.from_dict(raw)
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"bad Piper voice config {config_file}: {exc!r}") from exc
         if config.phoneme_type not in (PhonemeType.ESPEAK, PhonemeType.TEXT):
             raise ModelError(
                 f"voice {model}: sherpa-onnx backend supports espeak and text phonemes only, "
@@ -89,7 +83,7 @@ class SherpaTts:
         if not 0 <= speaker < max(1, config.num_speakers):
             raise ModelError(f"voice {model} has {config.num_speakers} speaker(s), not #{speaker}")
 
-        prepared, tokens = _prepare(model, raw, config.sample_rate, Path(cache_dir))
+        prepared, tokens = _prepare(model, voice.raw_config, config.sample_rate, Path(cache_dir))
         try:
             _probe_once(prepared, tokens, probe_timeout_s)
         except ModelError:
@@ -118,7 +112,7 @@ class SherpaTts:
         self._sherpa = sherpa_onnx
         self._speaker = speaker
         self._volume = volume
-        self.sample_rate: int = int(self._tts.sample_rate)
+        self.sample_rate = int(self._tts.sample_rate)
         self._lock = threading.Lock()
 
     def synthesize(self, text: str) -> Iterator[bytes]:
@@ -221,16 +215,11 @@ def _probe_once(prepared: Path, tokens: Path, timeout: float) -> None:
     marker = prepared.with_name(prepared.name + ".ok")
     if marker.is_file():
         return
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(prepared), str(tokens)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ModelError(f"voice {prepared}: loading took over {timeout:g} s") from exc
-    if done.returncode != 0:
-        lines = done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}"
-        raise ModelError(f"voice {prepared} is not usable by sherpa-onnx: {lines.splitlines()[-1]}")
+    probe_in_child(
+        _PROBE,
+        [str(prepared), str(tokens)],
+        what=f"voice {prepared}",
+        timeout=timeout,
+        by=" by sherpa-onnx",
+    )
     marker.touch()

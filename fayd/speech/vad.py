@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.models.probe import probe_in_child
 
 #: Silero v5 takes exactly 512 samples per step at 16 kHz (32 ms).
 WINDOW = 512
@@ -50,21 +49,9 @@ def validate_vad_file(
         digest = sha256_file(path)
         if digest != expected_sha256:
             raise ModelError(f"VAD model {path} has sha256 {digest}, expected {expected_sha256}")
-    try:
-        # run() kills and reaps the child on timeout: nothing is left orphaned.
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ModelError(f"VAD model {path}: loading took over {timeout:g} s") from exc
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        reason = lines[-1] if lines else f"exit status {done.returncode}"
-        raise ModelError(f"VAD model {path} is not usable by sherpa-onnx: {reason}")
+    probe_in_child(
+        _PROBE, [str(path)], what=f"VAD model {path}", timeout=timeout, by=" by sherpa-onnx"
+    )
 
 
 @dataclass(frozen=True)

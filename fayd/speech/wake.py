@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.models.probe import probe_in_child
 from fayd.speech.audio import float_to_pcm16
 
 SAMPLE_RATE = 16000
@@ -39,18 +38,7 @@ def validate_wake_file(path: str | Path, timeout: float = 30.0) -> None:
     with path.open("rb") as f:
         if f.read(8)[4:] != b"TFL3":  # the TFLite flatbuffer identifier
             raise ModelError(f"wake word model {path} is not a TensorFlow Lite file")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ModelError(f"wake word model {path}: loading took over {timeout:g} s") from exc
-    if done.returncode != 0:
-        reason = (done.stderr.strip() or f"exit {done.returncode}").splitlines()[-1]
-        raise ModelError(f"wake word model {path} is not usable: {reason}")
+    probe_in_child(_PROBE, [str(path)], what=f"wake word model {path}", timeout=timeout)
 
 
 class WakeWord:

@@ -3,7 +3,7 @@
 The vector of a text is the mean of its token vectors over the attention mask, L2-normalised,
 so a dot product is the cosine. The shipped ``tokenizer.json`` pads every input to 128 tokens:
 padding is reset here (pad to the longest in the batch) or the mean would include padding.
-An int8 model's products run in int8 (:mod:`fayd.llm.int8_matmul`).
+An int8 model's products run in int8 (:mod:`fayd.embedding.int8_matmul`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fayd.embedding import int8_matmul
 from fayd.errors import ModelError
-from fayd.llm import int8_matmul
 from fayd.models.ort_session import cpu_session
 
 log = logging.getLogger(__name__)

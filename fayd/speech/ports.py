@@ -1,0 +1,50 @@
+"""What the rest of fayd needs from a speech engine, as Protocols: any backend with these
+methods fits (Whisper or sherpa-onnx ASR, Piper or sherpa-onnx TTS, Silero VAD), and so
+does a test's stand-in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+import numpy as np
+
+from fayd.speech.vad import SpeechSegment
+
+
+class Asr(Protocol):
+    """Speech to text, one utterance at a time (:class:`fayd.speech.asr.WhisperAsr`,
+    :class:`fayd.speech.asr_sherpa.SherpaAsr`). Blocks: call it from a worker thread."""
+
+    def transcribe(self, samples: np.ndarray) -> str:
+        """The text of one utterance of 16 kHz float32 mono ("" for silence)."""
+        ...
+
+
+class Tts(Protocol):
+    """Text to speech (:class:`fayd.speech.tts.PiperTts`,
+    :class:`fayd.speech.tts_sherpa.SherpaTts`). Blocks: call it from a worker thread."""
+
+    #: Hz of the PCM16 that ``synthesize`` yields.
+    sample_rate: int
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        """PCM16 mono chunks (one per sentence) for ``text``; nothing for blank text."""
+        ...
+
+
+class Vad(Protocol):
+    """Cuts one 16 kHz float32 audio stream into utterances
+    (:class:`fayd.speech.vad.SileroVad`); one instance per stream."""
+
+    def accept(self, samples: np.ndarray) -> list[SpeechSegment]:
+        """Feed audio; the utterances it completed (usually none)."""
+        ...
+
+    def flush(self) -> list[SpeechSegment]:
+        """End of stream: what is left, then start afresh."""
+        ...
+
+    def provisional(self, silence_ms: int = 250) -> SpeechSegment | None:
+        """The utterance so far once its speaker has paused, offered once per pause."""
+        ...
