@@ -44,8 +44,8 @@ def speech(seconds: float) -> np.ndarray:
     return np.tile(one, int(seconds * RATE / len(one)) + 1)[: int(seconds * RATE)]
 
 
-async def stream(url: str, device: str, samples: np.ndarray) -> int:
-    async with SimDevice(url, device) as sim:
+async def stream(sim: SimDevice, samples: np.ndarray) -> int:
+    async with sim:
         await sim.hello(roles=("mic",))
         await sim.speak(samples, realtime=True)
         await asyncio.sleep(0.5)
@@ -62,13 +62,13 @@ def audio_counters(daemon: DaemonProcess, devices: list[str]) -> dict[str, dict]
 
 
 async def measure(daemon: DaemonProcess, args: argparse.Namespace) -> dict[str, object]:
-    url = daemon.runtime["mqtt"]
     devices = [f"mic-{i}" for i in range(args.devices)]
+    sims = [daemon.sim(d) for d in devices]
     clips = [
         speech(args.seconds) if args.speech else noise(args.seconds, i) for i in range(len(devices))
     ]
     started = time.monotonic()
-    sent = await asyncio.gather(*(stream(url, d, c) for d, c in zip(devices, clips, strict=True)))
+    sent = await asyncio.gather(*(stream(s, c) for s, c in zip(sims, clips, strict=True)))
     wall = time.monotonic() - started
     deadline = time.monotonic() + 30
     while True:  # until the daemon has handled what arrived (bounded)

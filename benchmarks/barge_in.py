@@ -47,7 +47,7 @@ async def run(runs: int) -> dict:
     daemon = DaemonProcess(Path(tempfile.mkdtemp(prefix="fayd-barge-"))).start()
     delays = []
     try:
-        async with SimDevice(daemon.runtime["mqtt"], "barge-1") as device:
+        async with daemon.sim("barge-1") as device:
             await device.hello()
             for i in range(runs):
                 await device.say_text("Tell me a long story about a dragon and a village.")

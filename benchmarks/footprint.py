@@ -20,7 +20,6 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from fayd.devices.simulator import SimDevice
 from fayd.models import resolve
 from fayd.service.harness import DaemonProcess
 from fayd.speech.audio import pcm16_to_float, resample
@@ -49,7 +48,7 @@ def children(pid: int) -> list[int]:
 async def turns(daemon: DaemonProcess, count: int) -> None:
     files = resolve("tts").files
     tts = PiperTts(files["model"], files.get("config"))
-    async with SimDevice(daemon.runtime["mqtt"], "foot-1") as device:
+    async with daemon.sim("foot-1") as device:
         await device.hello()
         for text in ["What is the weather like today?", "Tell me about your day."] * count:
             speech = resample(

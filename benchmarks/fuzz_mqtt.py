@@ -25,11 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
-
 from fayd.protocol import AudioChunk, SensorEvent, Topics, decode, encode
 from fayd.service.harness import DaemonProcess
-from fayd.transport.mqtt import parse_mqtt_url
 
 TOPICS = Topics()
 UP_KINDS = ("hello", "presence", "heartbeat", "audio", "text", "event", "ack", "error")
@@ -166,13 +163,10 @@ class Fuzzer:
 
 
 async def fuzz_device(
-    url: str, device: str, frames: int, seed: int, counts: Counter, rate: float
+    daemon: DaemonProcess, device: str, frames: int, seed: int, counts: Counter, rate: float
 ) -> None:
-    host, port = parse_mqtt_url(url)
     fuzzer = Fuzzer(random.Random(seed), device)
-    async with aiomqtt.Client(
-        host, port, identifier=device, timeout=30, max_queued_outgoing_messages=0
-    ) as client:
+    async with daemon.mqtt_client(device, timeout=30, max_queued_outgoing_messages=0) as client:
         await client.subscribe(TOPICS.all_down(device), qos=0)
 
         async def read() -> None:
@@ -194,12 +188,13 @@ async def fuzz_device(
         await asyncio.gather(reader, return_exceptions=True)
 
 
-async def valid_sensor(url: str, events: int, stop: asyncio.Event, within_s: float) -> dict:
+async def valid_sensor(
+    daemon: DaemonProcess, events: int, stop: asyncio.Event, within_s: float
+) -> dict:
     """Publishes ``events`` events spread over the fuzz, then resends the unacked."""
-    host, port = parse_mqtt_url(url)
     acked: set[int] = set()
     sends = 0
-    async with aiomqtt.Client(host, port, identifier=VALID_DEVICE, timeout=30) as client:
+    async with daemon.mqtt_client(VALID_DEVICE, timeout=30) as client:
         await client.subscribe(TOPICS.down(VALID_DEVICE, "ack"), qos=1)
 
         async def read() -> None:
@@ -239,15 +234,17 @@ async def valid_sensor(url: str, events: int, stop: asyncio.Event, within_s: flo
 async def run(
     daemon: DaemonProcess, frames: int, seed: int, events: int = 300, rate: float = 1500
 ) -> dict:
-    url = daemon.runtime["mqtt"]
     counts: Counter = Counter()
     stop = asyncio.Event()
     started = time.monotonic()
-    sensor = asyncio.create_task(valid_sensor(url, events, stop, 60))
+    sensor = asyncio.create_task(valid_sensor(daemon, events, stop, 60))
     per = frames // 4
     await asyncio.wait_for(
         asyncio.gather(
-            *(fuzz_device(url, f"fuzz-{i}", per, seed * 10 + i, counts, rate / 4) for i in range(4))
+            *(
+                fuzz_device(daemon, f"fuzz-{i}", per, seed * 10 + i, counts, rate / 4)
+                for i in range(4)
+            )
         ),
         600,
     )
@@ -255,7 +252,7 @@ async def run(
     valid = await asyncio.wait_for(sensor, 120)
     elapsed = time.monotonic() - started
     # Still serving: a fuzzing device's own valid event is acked.
-    served = await still_served(url, "fuzz-0")
+    served = await still_served(daemon, "fuzz-0")
     status = json.loads(daemon.cli("status", "--json").stdout)
     conn = sqlite3.connect(daemon.state / "fayd.db", timeout=30)
     stored = conn.execute(
@@ -288,9 +285,8 @@ async def run(
     }
 
 
-async def still_served(url: str, device: str) -> bool:
-    host, port = parse_mqtt_url(url)
-    async with aiomqtt.Client(host, port, identifier=device, timeout=30) as client:
+async def still_served(daemon: DaemonProcess, device: str) -> bool:
+    async with daemon.mqtt_client(device, timeout=30) as client:
         await client.subscribe(TOPICS.down(device, "ack"), qos=1)
         event = SensorEvent(seq=987654321, sensor="check")
         await client.publish(TOPICS.up(device, "event"), encode(event), qos=1)

@@ -30,7 +30,7 @@ import aiomqtt
 
 from fayd.protocol import SensorEvent, Topics, decode, encode
 from fayd.service.harness import DaemonProcess, run_against_daemon
-from fayd.transport.mqtt import no_delay, parse_mqtt_url
+from fayd.transport.mqtt import no_delay
 
 TOPICS = Topics()
 
@@ -38,8 +38,8 @@ TOPICS = Topics()
 class Sensor:
     """One simulated sensor: publishes events and timestamps the acks."""
 
-    def __init__(self, url: str, device: str) -> None:
-        self.host, self.port = parse_mqtt_url(url)
+    def __init__(self, daemon: DaemonProcess, device: str) -> None:
+        self.daemon = daemon
         self.device = device
         self.sent: dict[int, float] = {}
         self.acked: dict[int, float] = {}
@@ -48,13 +48,8 @@ class Sensor:
         self.expect = 0
 
     async def run(self, ready: asyncio.Event, work: asyncio.Queue) -> None:
-        async with aiomqtt.Client(
-            self.host,
-            self.port,
-            identifier=self.device,
-            timeout=30,
-            max_inflight_messages=200,
-            max_queued_outgoing_messages=0,
+        async with self.daemon.mqtt_client(
+            self.device, timeout=30, max_inflight_messages=200, max_queued_outgoing_messages=0
         ) as client:
             no_delay(client)  # measure fayd, not Nagle on this side of the socket
             await client.subscribe(TOPICS.down(self.device, "ack"), qos=1)
@@ -144,8 +139,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def measure(daemon: DaemonProcess, args: argparse.Namespace) -> dict[str, object]:
-    url = daemon.runtime["mqtt"]
-    sensors = [Sensor(url, f"bench-sensor-{i}") for i in range(args.devices)]
+    sensors = [Sensor(daemon, f"bench-sensor-{i}") for i in range(args.devices)]
     queues: list[asyncio.Queue] = [asyncio.Queue() for _ in sensors]
     readies = [asyncio.Event() for _ in sensors]
     runners = [

@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 
 from fayd.config import AgentConfig, LlmConfig, SpeechConfig
-from fayd.devices.simulator import SimDevice
 from fayd.llm.local import LocalLlm
 from fayd.llm.text import SentenceSplitter
 from fayd.models import resolve
@@ -74,7 +73,7 @@ async def run(turns: int) -> dict:
     eos_to_audio: list[float] = []
     spoken: list[tuple[str, np.ndarray]] = []
     try:
-        async with SimDevice(daemon.runtime["mqtt"], "bench-1") as device:
+        async with daemon.sim("bench-1") as device:
             await device.hello()
             for i in range(turns):
                 text = QUESTIONS[i % len(QUESTIONS)]

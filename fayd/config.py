@@ -45,6 +45,13 @@ class MqttConfig:
     #: Embedded broker port (1884: Debian's own mosquitto.service takes 1883); 0 = any
     #: free port (written to the runtime file).
     embedded_port: int = 1884
+    #: Embedded broker: a TLS listener for devices on this port (0 = none; 8883 is MQTT's
+    #: TLS port). fayd makes a certificate authority of its own for it (docs/security.md);
+    #: the plain listener then serves loopback only.
+    tls_port: int = 0
+    #: Host names and addresses devices use to reach the box, written into the broker's
+    #: certificate; empty = localhost, 127.0.0.1, this host's name and name.local.
+    tls_names: tuple[str, ...] = ()
     #: Path of the mosquitto binary for the embedded broker.
     mosquitto_bin: str = "mosquitto"
     #: Frames waiting to be published before new ones are dropped with a warning.

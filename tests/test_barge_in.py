@@ -27,8 +27,7 @@ def is_text_end(item) -> bool:
 
 async def test_barge_in_stops_the_reply_and_answers_the_interruption(daemon, speak) -> None:
     interruption = speak("Stop. What time is it?", pad_s=0.3)
-    url = daemon.runtime["mqtt"]
-    async with SimDevice(url, "talker") as a, SimDevice(url, "bystander") as b:
+    async with daemon.sim("talker") as a, daemon.sim("bystander") as b:
         await a.hello()
         await b.hello()
         await a.say_text("Tell me a long story about a brave dragon and a small village.")

@@ -30,7 +30,7 @@ def stored_messages(daemon: DaemonProcess, device: str) -> list[tuple[str, str, 
 
 
 async def test_a_real_voice_turn(daemon: DaemonProcess, speak) -> None:
-    async with SimDevice(daemon.runtime["mqtt"], "kitchen-1") as device:
+    async with daemon.sim("kitchen-1") as device:
         await device.hello()
         await device.speak(speak("What is the weather like today?"))
         reply = await device.collect_reply()
@@ -70,7 +70,7 @@ async def test_a_real_voice_turn(daemon: DaemonProcess, speak) -> None:
 
 
 async def test_a_text_turn_over_mqtt(daemon: DaemonProcess) -> None:
-    async with SimDevice(daemon.runtime["mqtt"], "screen-1") as device:
+    async with daemon.sim("screen-1") as device:
         await device.hello(roles=("screen",))
         await device.say_text("Hello! Please tell me a short joke.", user="ann")
         reply = await device.collect_reply()
@@ -111,7 +111,7 @@ def test_cli_say_and_status(daemon: DaemonProcess) -> None:
 async def test_bad_frames_get_an_error_and_nothing_else_breaks(
     daemon: DaemonProcess, kind: str, payload: bytes, code: str
 ) -> None:
-    async with SimDevice(daemon.runtime["mqtt"], "fuzz-1") as device:
+    async with daemon.sim("fuzz-1") as device:
         await device.publish(kind, payload)
         got_kind, frame, _ = await _next(device)
         assert got_kind == "error" and frame.code == code

@@ -8,8 +8,6 @@ import socket
 import time
 from pathlib import Path
 
-from fayd.devices.simulator import SimDevice
-
 from .conftest import free_port, needs_mosquitto
 
 
@@ -66,7 +64,7 @@ async def test_a_missing_model_is_named_and_the_rest_still_works(make_daemon) ->
     )
     assert raw["models"]["asr"]["ok"] and raw["models"]["tts"]["ok"]
     # A device still gets a spoken answer that says what is wrong.
-    async with SimDevice(daemon.runtime["mqtt"], "k1") as device:
+    async with daemon.sim("k1") as device:
         await device.hello()
         await device.say_text("hello")
         reply = await device.collect_reply()

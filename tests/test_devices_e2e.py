@@ -11,11 +11,8 @@ import sys
 import time
 from typing import Any
 
-import aiomqtt
-
 from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, Topics, encode
-from fayd.transport.mqtt import parse_mqtt_url
 
 from .conftest import DaemonProcess
 
@@ -50,7 +47,7 @@ def query(daemon: DaemonProcess, sql: str, *params: Any) -> list[tuple]:
 async def test_settings_reach_the_device_and_the_user_setting_wins(daemon: DaemonProcess) -> None:
     done = devices_cli(daemon, "set", "reg-1", "user=grandpa", "volume=55", "wake=off")
     assert done.returncode == 0, done.stderr
-    async with SimDevice(daemon.runtime["mqtt"], "reg-1") as device:
+    async with daemon.sim("reg-1") as device:
         await device.hello(roles=("mic", "speaker"), user="someone-else")
         command = await next_frame(device, "command")
         assert (command.name, command.args) == ("settings", {"wake": False, "volume": 55})
@@ -69,7 +66,7 @@ async def test_settings_reach_the_device_and_the_user_setting_wins(daemon: Daemo
 
 async def test_sensor_events_are_stored_once_and_remembered(daemon: DaemonProcess) -> None:
     assert devices_cli(daemon, "set", "cuff-1", "user=rosa").returncode == 0
-    async with SimDevice(daemon.runtime["mqtt"], "cuff-1") as device:
+    async with daemon.sim("cuff-1") as device:
         await device.hello(roles=("sensor",))
         bp = {"sys": 152, "dia": 96}
         for seq in [*range(20), *range(5)]:  # the last five are replays after a reconnect
@@ -102,10 +99,10 @@ async def test_sensor_events_are_stored_once_and_remembered(daemon: DaemonProces
 
 
 async def test_a_device_cannot_speak_for_another(daemon: DaemonProcess) -> None:
-    host, port = parse_mqtt_url(daemon.runtime["mqtt"])
     topics = Topics()
     event = encode(SensorEvent(seq=1, sensor="panic"))
-    async with aiomqtt.Client(host, port, identifier="mallory-1", timeout=10) as mallory:
+    # Mallory has an account of her own and tries victim-1's client id too.
+    async with daemon.mqtt_client("mallory-1", timeout=10) as mallory:
         await mallory.subscribe(topics.all_down("mallory-1"), qos=1)
         await mallory.publish(topics.up("victim-1", "event"), event, qos=1)
         await mallory.publish(topics.up("victim-1", "hello"), b'{"device":"victim-1"}', qos=1)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fayd.auth import mqtt_password
 from fayd.devices.sensors import EventMemory, describe, event_time
 from fayd.protocol import Hello, SensorEvent
 from fayd.store import Store, records
@@ -144,3 +145,60 @@ def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
     assert listed.returncode == 0 and "kitchen-1" in listed.stdout and "never" in listed.stdout
     [row] = json.loads(fayd("list", "--json").stdout)
     assert row["user"] == "ann" and row["settings"]["volume"] == 70
+
+
+def test_keys_add_list_remove_without_the_daemon(tmp_path: Path) -> None:
+    env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def fayd(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "fayd", "devices", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    added = fayd("add", "porch-1")
+    assert added.returncode == 0, added.stderr
+    assert "porch-1: added." in added.stdout and "fayd is not running" in added.stdout
+    first = json.loads(fayd("add", "porch-1", "--json").stdout)
+    assert first["new"] is False and len(first["key"]) == 64 and first["key"] in added.stdout
+    assert first["mqtt_password"] == mqtt_password(first["key"]) != first["key"]
+    rotated = json.loads(fayd("add", "porch-1", "--new-key", "--json").stdout)
+    assert rotated["new"] and rotated["key"] != first["key"]
+    listed = fayd("list")
+    assert "porch-1" in listed.stdout and " yes " in listed.stdout
+    removed = fayd("remove", "porch-1")
+    assert removed.returncode == 0 and "porch-1: removed" in removed.stdout
+    assert fayd("list", "--json").stdout.strip() == "[]"
+    again = fayd("remove", "porch-1")
+    assert again.returncode == 1 and "no device 'porch-1'" in again.stderr
+    assert fayd("add", "fayd").returncode == 1
+
+
+def test_events_stored_before_epochs_keep_their_identity(tmp_path: Path) -> None:
+    """An install from before device keys: its events become epoch '' and a replay of one
+    of them is still a replay after the upgrade; a seen device shows it has no key."""
+    import sqlite_utils
+
+    from fayd.store.migrations import MIGRATIONS, apply_migrations
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    apply_migrations(old, MIGRATIONS[:7])
+    old.execute(
+        "INSERT INTO device_events (device, seq, sensor, data, received_at, remembered)"
+        " VALUES ('cuff-1', 7, 'bp', '{}', 0, 1)"
+    )
+    old.conn.commit()
+    old.close()
+    store = Store(path)  # applies the rest
+    try:
+        store.call(records.upsert_device, Hello("cuff-1", ("sensor",)))
+        replay = SensorEvent(seq=7, sensor="bp")
+        assert store.call(reg.record_events, [("cuff-1", replay)]) == [False]
+        [row] = store.call(reg.registry)
+        assert row["id"] == "cuff-1" and row["key"] is False
+    finally:
+        store.close()

@@ -26,6 +26,7 @@ def mqtt_config(url: str, device: str, roles: list[str], **extra: object) -> dic
     host, port = url.removeprefix("mqtt://").rsplit(":", 1)
     return {
         "device": device,
+        "key": "",
         "roles": roles,
         "transport": "mqtt",
         "mqtt": {"host": host, "port": int(port), "keepalive_s": 10, "backoff_max_s": 1},
@@ -36,6 +37,12 @@ def mqtt_config(url: str, device: str, roles: list[str], **extra: object) -> dic
         "sensor": {"slots": 32, "resend_s": 1},
         **extra,
     }
+
+
+def daemon_config(daemon: DaemonProcess, device: str, roles: list[str], **extra: object) -> dict:
+    """A device added to the daemon (``fayd devices add``), with its key in its config."""
+    key = daemon.add_device(device)["key"]
+    return mqtt_config(daemon.runtime["mqtt"], device, roles, **{"key": key, **extra})
 
 
 def expected_keyframes(behavior: str, intensity: float) -> dict[str, list[tuple[float, int]]]:
@@ -65,9 +72,7 @@ def test_hello_text_turn_moves_the_robot(make_daemon, firmware) -> None:
     # Greedy decoding: the reply (and so whether it names a gesture) is the same every run;
     # sampled, it was sometimes a greeting no action rule knows ("Howdy there!").
     daemon = make_daemon({"FAYD_LLM_TEMPERATURE": "0"})
-    fw: FirmwareProcess = firmware(
-        mqtt_config(daemon.runtime["mqtt"], "robo-1", ["robot", "screen", "speaker"])
-    )
+    fw: FirmwareProcess = firmware(daemon_config(daemon, "robo-1", ["robot", "screen", "speaker"]))
     fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
     device = None
     for _ in range(50):  # the daemon stores the hello asynchronously; bounded

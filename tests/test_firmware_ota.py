@@ -6,6 +6,7 @@ through the real daemon and its broker with ``fayd devices ota``."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -18,10 +19,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fayd.auth import ota_signature, read_token
+from fayd.devices.ota import DeviceRefused, OtaFile, OtaManager
+from fayd.protocol import Topics
 from fayd.service.harness import DaemonProcess
+from fayd.transport.mqtt import MqttLink
 
 from .conftest import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
-from .test_firmware_mqtt import mqtt_config, status_device
+from .test_firmware_mqtt import daemon_config, mqtt_config, status_device
 
 pytestmark = pytest.mark.skipif(
     micropython() is None or not (FIRMWARE_LIB / "umqtt" / "simple.py").exists(),
@@ -135,7 +140,7 @@ def finish(cli: subprocess.Popen[str], within_s: float = 120.0) -> tuple[int, st
 
 def test_update_then_a_broken_update_goes_back(make_daemon, esp32, tmp_path) -> None:
     daemon = make_daemon()
-    dev = esp32(mqtt_config(daemon.runtime["mqtt"], "ota-1", ["sensor"]))
+    dev = esp32(daemon_config(daemon, "ota-1", ["sensor"]))
     wait_fw(daemon, dev, "ota-1", "0.1.0")
     assert not (dev.folder / "ota.json").exists()
 
@@ -185,7 +190,9 @@ def test_a_corrupted_file_is_refused_and_the_old_version_stays(
     make_daemon, esp32, tmp_path
 ) -> None:
     daemon = make_daemon()
-    dev = esp32(mqtt_config(daemon.runtime["mqtt"], "ota-2", ["sensor"]))
+    config = daemon_config(daemon, "ota-2", ["sensor"])
+    key = config["key"]
+    dev = esp32(config)
     wait_fw(daemon, dev, "ota-2", "0.1.0")
     new = app_folder(tmp_path / "v2", "0.2.0")
     files = []
@@ -201,9 +208,12 @@ def test_a_corrupted_file_is_refused_and_the_old_version_stays(
                 "sha256": hashlib.sha256(data).hexdigest(),
             }
         )
+    manifest = [(f["path"], len(base64.b64decode(f["data"])), f["sha256"]) for f in files]
+    signature = ota_signature(key, "ota-2", "0.2.0", manifest)
     r = httpx.post(
         daemon.runtime["api"] + "/api/devices/ota-2/ota",
-        json={"version": "0.2.0", "files": files},
+        json={"version": "0.2.0", "files": files, "signature": signature},
+        headers={"Authorization": f"Bearer {read_token(daemon.state)}"},
         timeout=120,
     )
     assert r.status_code == 502, r.text
@@ -221,24 +231,132 @@ def test_a_corrupted_file_is_refused_and_the_old_version_stays(
 
     # Clear errors for what cannot be sent.
     cli = daemon.cli("devices", "ota", "nobody", "--dir", str(new), timeout=60)
-    assert cli.returncode == 1 and "no device 'nobody' has said hello" in cli.stderr
+    assert cli.returncode == 1 and "no device 'nobody' (known: ota-2)" in cli.stderr
     cli = daemon.cli("devices", "ota", "ota-2", "--dir", str(new), "--version", "9", timeout=60)
     assert cli.returncode == 1 and "--version 9, but" in cli.stderr
+
+
+def staged_nothing(dev: Esp32) -> bool:
+    return not (dev.folder / "ota.json").exists() and not (dev.folder / "app_a").exists()
+
+
+def test_forged_updates_never_reach_the_device(make_daemon, esp32, tmp_path) -> None:
+    daemon = make_daemon()
+    dev = esp32(daemon_config(daemon, "ota-3", ["sensor"]))
+    wait_fw(daemon, dev, "ota-3", "0.1.0")
+    evil = app_folder(tmp_path / "evil", "6.6.6")
+    (evil / "fayd_fw" / "payload.py").write_text("open('pwned', 'w').write('x')\n")
+    files = [
+        {
+            "path": p.relative_to(evil).as_posix(),
+            "data": base64.b64encode(p.read_bytes()).decode(),
+            "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+        }
+        for p in sorted(evil.rglob("*"))
+        if p.is_file()
+    ]
+    url = daemon.runtime["api"] + "/api/devices/ota-3/ota"
+    body = {"version": "6.6.6", "files": files}
+    manifest = [(f["path"], len(base64.b64decode(f["data"])), f["sha256"]) for f in files]
+    token = {"Authorization": f"Bearer {read_token(daemon.state)}"}
+    # The probe of the issue: what any page open in a browser on the box can send.
+    page = httpx.post(
+        url,
+        content=json.dumps(body).encode(),
+        headers={
+            "Content-Type": "text/plain",
+            "Origin": "http://evil.example",
+            "Host": "evil.example",
+        },
+        timeout=30,
+    )
+    assert page.status_code == 403, page.text
+    # With the token (stolen), unsigned, or signed with a key that is not the device's.
+    for signature, why in (
+        (None, "updates are signed by fayd devices ota"),
+        ("0" * 64, "signature is wrong"),
+        (ota_signature("ab" * 32, "ota-3", "6.6.6", manifest), "signature is wrong"),
+        (ota_signature(daemon.add_device("ota-x")["key"], "ota-3", "6.6.6", manifest), "wrong"),
+    ):
+        signed = {**body, **({"signature": signature} if signature else {})}
+        sent = httpx.post(url, json=signed, headers=token, timeout=30)
+        assert sent.status_code == 403 and why in sent.json()["error"], sent.text
+    assert dev.proc is not None and dev.proc.poll() is None  # never reset
+    assert staged_nothing(dev) and not (dev.folder / "pwned").exists()
+    assert not dev.records("ota") and status_device(daemon, "ota-3")["fw"] == "0.1.0"
+
+
+async def test_the_firmware_refuses_a_badly_signed_update_from_any_sender(
+    broker, esp32, tmp_path
+) -> None:
+    """The device checks for itself: here a sender that owns the broker (no fayd in the
+    way) pushes an update signed with the wrong key; the device refuses it, keeps running
+    the old version and stages nothing. The right signature goes through."""
+    key = "5e" * 32
+    dev = esp32(mqtt_config(broker.url, "ota-4", ["sensor"], key=key))
+    dev.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
+    link = MqttLink(Topics(), lambda d, k, p: _observe(ota, d, k, p))
+    ota = OtaManager(link)
+    running = asyncio.create_task(link.run(_url(broker.url)))
+    try:
+        await asyncio.wait_for(link.connected.wait(), 10)
+        new = app_folder(tmp_path / "v2", "0.2.0")
+        files = [
+            OtaFile(p.relative_to(new).as_posix(), p.read_bytes())
+            for p in sorted(new.rglob("*"))
+            if p.is_file()
+        ]
+        manifest = [(f.path, len(f.data), f.sha256) for f in files]
+        for wrong in (ota_signature("00" * 32, "ota-4", "0.2.0", manifest), ""):
+            with pytest.raises(DeviceRefused) as refused:
+                await ota.push("ota-4", "0.2.0", files, wrong)
+            assert refused.value.code == "ota-signature"
+        assert dev.proc is not None and dev.proc.poll() is None and staged_nothing(dev)
+        assert [r.get("why") for r in dev.records("ota")] == ["signature", "signature"]
+        good = ota_signature(key, "ota-4", "0.2.0", manifest)
+        pushing = asyncio.create_task(ota.push("ota-4", "0.2.0", files, good))
+        assert await asyncio.to_thread(dev.wait_exit) == 3  # staged, switched, reset
+        assert dev.pointer()["state"] == "trial"
+        pushing.cancel()
+        await asyncio.gather(pushing, return_exceptions=True)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+
+
+def _url(url: str):
+    async def source() -> str:
+        return url
+
+    return source
+
+
+async def _observe(ota: OtaManager, device: str, kind: str, payload: bytes) -> None:
+    ota.observe(device, kind, payload)
 
 
 RESUME = r"""
 import binascii, hashlib, sys
 sys.path.insert(0, "%(fw)s")
 from fayd_fw import FwError, hw
+from fayd_fw.auth import hmac_sha256, ota_message
 from fayd_fw.ota import Ota
 hw.setup({"host": {"dir": "%(dir)s"}})
+KEY = "ab" * 32
 data = b"x = 1\n" * 1000
 sha = binascii.hexlify(hashlib.sha256(data).digest()).decode()
-begin = {"version": "9", "files": [{"path": "big.py", "size": len(data), "sha256": sha}]}
+sig = hmac_sha256(KEY.encode(), ota_message("dev-1", "9", [("big.py", len(data), sha)]))
+begin = {"version": "9", "files": [{"path": "big.py", "size": len(data), "sha256": sha}],
+         "sig": sig}
 def chunk(o, off, n):
     return o.handle("ota_chunk", {"path": "big.py", "offset": off,
                                   "data": binascii.b2a_base64(data[off:off + n]).decode()})
-o = Ota("%(dir)s", "1")
+for key, signature in (("", sig), (KEY, sig[:-1] + "0"), (KEY, None)):
+    try:
+        Ota("%(dir)s", "1", 300, "dev-1", key).handle("ota_begin", dict(begin, sig=signature))
+    except FwError as e:
+        print(e.code, e)
+o = Ota("%(dir)s", "1", 300, "dev-1", KEY)
 print(o.handle("ota_begin", begin)["have"])
 print(chunk(o, 0, 2048)["have"], chunk(o, 0, 2048)["have"])  # a retried chunk
 for bad in (4096, -1):
@@ -246,7 +364,7 @@ for bad in (4096, -1):
         chunk(o, bad, 10)
     except FwError as e:
         print(e.code)
-o = Ota("%(dir)s", "1")  # a reboot: the transfer is gone from memory, not from the disk
+o = Ota("%(dir)s", "1", 300, "dev-1", KEY)  # a reboot: the transfer is gone from memory
 try:
     chunk(o, 2048, 2048)
 except FwError as e:
@@ -266,7 +384,11 @@ def test_chunks_are_idempotent_and_resume_after_a_reboot(tmp_path: Path) -> None
         [str(micropython()), str(script)], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.split("\n")[:6] == [
+    assert run.stdout.split("\n")[:9] == [
+        # No key, a wrong signature, none: refused before anything is staged.
+        "ota-signature ota_begin: this device has no key: updates are refused",
+        "ota-signature ota_begin: the update is not signed with this device's key",
+        "ota-signature ota_begin: the update is not signed with this device's key",
         "{'big.py': 0}",
         "2048 2048",
         "ota-offset",

@@ -121,15 +121,16 @@ def test_a_devices_first_audio_loads_its_models_off_the_loop(tmp_path: Path) -> 
     assert hub.busy  # a device talks: the loop lag monitor samples closely
 
 
-def test_the_api_server_sleeps_until_told_to_exit() -> None:
-    async def status(lag_since: float = 0.0) -> dict:
+class StatusOnly:
+    """The daemon's side of the API, as far as this test asks it."""
+
+    async def status(self, lag_since: float = 0.0) -> dict:
         return {"ok": True}
 
-    async def say(*args: object) -> dict:
-        return {}
 
+def test_the_api_server_sleeps_until_told_to_exit() -> None:
     async def scenario() -> tuple[int, str | None]:
-        api = ApiServer(build_app(status, say), "127.0.0.1", 0)
+        api = ApiServer(build_app(StatusOnly()), "127.0.0.1", 0, "t" * 32)  # type: ignore[arg-type]
         config = uvicorn.Config(api.app, log_level="warning", lifespan="off", date_header=False)
         server = QuietServer(config)
         server.POLL_S = 3600.0  # no tick to fall back on: only exit() can end it

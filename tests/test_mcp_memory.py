@@ -150,6 +150,16 @@ async def test_http_requires_the_bearer_token(tmp_path: Path, embedder) -> None:
             assert (await raw.post(url, json={})).status_code == 401
             wrong = {"Authorization": "Bearer " + "x" * 32}
             assert (await raw.post(url, json={}, headers=wrong)).status_code == 401
+            # The same guard as the control API: a web page's requests are refused even
+            # with the token (a DNS-rebinding page, a cross-site form).
+            right = {"Authorization": f"Bearer {token}"}
+            for attack in (
+                {"Host": "evil.example"},
+                {"Origin": "http://evil.example"},
+                {"Content-Type": "text/plain"},
+            ):
+                sent = await raw.post(url, content=b"{}", headers={**right, **attack})
+                assert sent.status_code in (403, 415), (attack, sent.text)
 
         import httpx2  # the MCP SDK's own HTTP client
 

@@ -12,6 +12,7 @@ import pytest
 from fayd.errors import StoreError
 from fayd.protocol import AudioFormat, Hello, SensorEvent
 from fayd.store import Store, records
+from fayd.store import devices_records as reg
 from fayd.store.migrations import MIGRATIONS, apply_migrations
 
 
@@ -51,9 +52,12 @@ def test_devices_events_and_conversations(tmp_path: Path) -> None:
     assert device["audio_in"] == {"rate": 16000, "width": 2, "channels": 1}
 
     event = SensorEvent(seq=5, sensor="bp", data={"sys": 150})
-    assert store.call(records.record_event, "d1", event) is True
-    assert store.call(records.record_event, "d1", event) is False  # a replay is stored once
-    assert store.call(records.record_event, "d2", event) is True  # another device's seq 5
+    assert store.call(reg.record_events, [("d1", event)]) == [True]
+    assert store.call(reg.record_events, [("d1", event)]) == [False]  # a replay: stored once
+    assert store.call(reg.record_events, [("d2", event)]) == [True]  # another device's seq 5
+    # The device's flash was erased: its counter starts again, under a new epoch.
+    reflashed = SensorEvent(seq=5, sensor="bp", data={"sys": 120}, epoch="3f9a01c2")
+    assert store.call(reg.record_events, [("d1", reflashed), ("d1", reflashed)]) == [True, False]
 
     conv = store.call(records.conversation_for, "ann", "d1")
     assert store.call(records.conversation_for, "ann", "d1") == conv

@@ -3,14 +3,12 @@ the question is stored without the wake phrase."""
 
 from __future__ import annotations
 
-from fayd.devices.simulator import SimDevice
-
 from .test_daemon_e2e import stored_messages, words
 
 
 async def test_only_speech_after_the_wake_word_is_answered(make_daemon, speak) -> None:
     daemon = make_daemon({"FAYD_SPEECH_WAKE_WORD": "hey_jarvis"})
-    async with SimDevice(daemon.runtime["mqtt"], "hall-1") as device:
+    async with daemon.sim("hall-1") as device:
         await device.hello()
         await device.speak(speak("What is the weather like in the garden?"))
         await device.speak(speak("Hey Jarvis, what time is it?"))

@@ -1,4 +1,5 @@
-"""How the CLI finds and talks to the running daemon: its runtime file, then HTTP."""
+"""How the CLI finds and talks to the running daemon: its runtime file, its token, then
+HTTP (every request carries the token: fayd.auth)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from fayd.auth import read_token
 from fayd.config import Config
 
 
@@ -28,8 +30,11 @@ def runtime(cfg: Config) -> dict[str, Any]:
 
 def call(cfg: Config, method: str, path: str, timeout: float = 10, **kw: Any) -> Any:
     url = runtime(cfg)["api"] + path
+    headers = {"Authorization": f"Bearer {read_token(cfg.state_dir)}"}
+    if method != "GET" and "json" not in kw:
+        kw["json"] = {}  # the API takes JSON bodies only
     try:
-        response = httpx.request(method, url, timeout=timeout, **kw)
+        response = httpx.request(method, url, timeout=timeout, headers=headers, **kw)
     except httpx.TransportError as exc:
         raise NotRunning(f"fayd does not answer at {url}: {exc} (stale runtime file?)") from exc
     data = response.json()

@@ -1,7 +1,9 @@
-"""``fayd devices``: the device registry — list devices (presence, last seen, settings) and
-set per-device settings. Works with or without the daemon: it opens the database directly
-(SQLite WAL), and a running daemon picks a change up within a second. ``fayd devices ota``
-(a firmware update over the device's link) needs the running daemon."""
+"""``fayd devices``: the device registry — add a device (its key and broker account), remove
+one, list devices (presence, last seen, settings) and set per-device settings. Works with
+or without the daemon: it opens the database directly (SQLite WAL), and a running daemon
+picks a change up at once (add/remove: the broker reloads its accounts) or within a second
+(settings). ``fayd devices ota`` (a signed firmware update over the device's link) needs the
+running daemon."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fayd.auth import RESERVED_IDS, mqtt_password, new_device_secret, ota_signature
+from fayd.cli.client import NotRunning, call
 from fayd.config import Config
 from fayd.errors import FaydError
 from fayd.protocol import check_device_id
@@ -26,6 +30,26 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--db", help="database file (default: the state folder's fayd.db)")
     sub = p.add_subparsers(dest="devices_command", metavar="ACTION")
     p.set_defaults(func=cmd_list, json=False)
+
+    add = sub.add_parser(
+        "add",
+        help="add a device: make its key (its broker login and update signatures come from "
+        "it) and print what goes into its config.json; again: print it again",
+    )
+    add.add_argument("device", help="device id: 1-64 of A-Z a-z 0-9 _ . -")
+    add.add_argument(
+        "--new-key", action="store_true", help="replace its key (the old one stops working)"
+    )
+    add.add_argument("--json", action="store_true", help="print JSON (with the MQTT password)")
+    add.set_defaults(func=cmd_add)
+
+    rm = sub.add_parser(
+        "remove",
+        help="forget a device: its key (the broker disconnects it at once), settings and "
+        "registry entry; its stored events stay",
+    )
+    rm.add_argument("device", help="device id")
+    rm.set_defaults(func=cmd_remove)
 
     ls = sub.add_parser("list", help="devices with presence, last seen, user and settings")
     ls.add_argument("--json", action="store_true", help="print JSON")
@@ -83,8 +107,6 @@ def ota_files(folder: Path) -> list[Path]:
 
 
 def cmd_ota(cfg: Config, args: argparse.Namespace) -> int:
-    from fayd.cli.client import call
-
     device = check_device_id(args.device)
     folder: Path = args.dir
     paths = ota_files(folder)
@@ -109,13 +131,23 @@ def cmd_ota(cfg: Config, args: argparse.Namespace) -> int:
                 "sha256": hashlib.sha256(data).hexdigest(),
             }
         )
+    store = _store(cfg, args)
+    try:
+        _known(store, device)
+        secret = store.call(reg.device_secret, device)
+    finally:
+        store.close()
+    if secret is None:
+        raise FaydError(f"{device} has no key, so it takes no updates: fayd devices add {device}")
+    manifest = [(f["path"], len(base64.b64decode(f["data"])), f["sha256"]) for f in files]
+    signature = ota_signature(secret, device, version, manifest)
     print(f"{device}: sending {version} ({len(files)} files) …", flush=True)
     r = call(
         cfg,
         "POST",
         f"/api/devices/{device}/ota",
         timeout=args.timeout,
-        json={"version": version, "files": files},
+        json={"version": version, "files": files, "signature": signature},
     )
     print(
         f"{device}: now running {r['version']} (folder {r['slot']}; {r['unchanged']} of "
@@ -127,6 +159,82 @@ def cmd_ota(cfg: Config, args: argparse.Namespace) -> int:
 
 def _store(cfg: Config, args: argparse.Namespace) -> Store:
     return Store(args.db or cfg.db_path)
+
+
+def reload_broker(cfg: Config) -> str:
+    """Tell a running daemon that keys changed; what happened, in words."""
+    try:
+        done = call(cfg, "POST", "/api/devices/reload")
+    except NotRunning:
+        return "fayd is not running: its broker reads the accounts when it starts"
+    if done["broker"] != "embedded":
+        return "fayd uses an external broker: give it the account yourself (docs/security.md)"
+    return f"the broker now has {done['accounts']} device accounts"
+
+
+def ensure_key(
+    cfg: Config, device: str, db: str | None = None, new: bool = False
+) -> tuple[str, bool]:
+    """The device's secret, made now if it has none (or ``new``); (secret, made now)."""
+    device = check_device_id(device)
+    if device in RESERVED_IDS:
+        raise FaydError(f"{device!r} is fayd's own broker name; choose another device id")
+    store = Store(db or cfg.db_path)
+    try:
+        secret = store.call(reg.device_secret, device)
+        if secret is None or new:
+            secret = new_device_secret()
+            store.call(reg.add_device_key, device, secret)
+            return secret, True
+        return secret, False
+    finally:
+        store.close()
+
+
+def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
+    secret, made = ensure_key(cfg, args.device, args.db, args.new_key)
+    broker = reload_broker(cfg) if made else ""
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "device": args.device,
+                    "key": secret,
+                    "mqtt_user": args.device,
+                    "mqtt_password": mqtt_password(secret),
+                    "new": made,
+                }
+            )
+        )
+        return 0
+    what = "added" if made else "already added; its key is unchanged"
+    print(f"{args.device}: {what}. In the device's config.json, set:")
+    print(f'  "device": "{args.device}",\n  "key": "{secret}"')
+    print(
+        "The key is its password: keep config.json private (it logs in and checks updates with it)."
+    )
+    if broker:
+        print(broker)
+    return 0
+
+
+def _known(store: Store, device: str) -> None:
+    """A typo gets the list of devices, not a confusing error about that name."""
+    known = store.call(reg.known_devices)
+    if device not in known:
+        raise FaydError(f"no device {device!r} (known: {', '.join(sorted(known)) or 'none yet'})")
+
+
+def cmd_remove(cfg: Config, args: argparse.Namespace) -> int:
+    device = check_device_id(args.device)
+    store = _store(cfg, args)
+    try:
+        _known(store, device)
+        store.call(reg.remove_device, device)
+    finally:
+        store.close()
+    print(f"{device}: removed; {reload_broker(cfg)}")
+    return 0
 
 
 def cmd_set(cfg: Config, args: argparse.Namespace) -> int:
@@ -152,16 +260,20 @@ def cmd_list(cfg: Config, args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     if not rows:
-        print("no devices yet (a device appears after its hello, or after fayd devices set)")
+        print("no devices yet: fayd devices add NAME")
         return 0
     now = time.time()
-    print(f"{'DEVICE':20} {'STATE':8} {'LAST SEEN':10} {'USER':12} {'ROLES':18} SETTINGS")
+    print(f"{'DEVICE':20} {'STATE':8} {'LAST SEEN':10} {'KEY':4} {'USER':12} {'ROLES':18} SETTINGS")
     for r in rows:
         state = "online" if r["online"] else ("offline" if r["last_seen"] else "never")
+        key = "yes" if r["key"] else "NO"
+        roles = ",".join(r["roles"]) or "-"
         print(
-            f"{r['id']:20} {state:8} {_ago(r['last_seen'], now):10} {r['user'] or '-':12} "
-            f"{','.join(r['roles']) or '-':18} {_settings_text(r['settings'])}"
+            f"{r['id']:20} {state:8} {_ago(r['last_seen'], now):10} {key:4} "
+            f"{r['user'] or '-':12} {roles:18} {_settings_text(r['settings'])}"
         )
+    if any(not r["key"] for r in rows):
+        print("A device without a key cannot log in to fayd's broker: fayd devices add DEVICE")
     return 0
 
 

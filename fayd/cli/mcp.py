@@ -6,11 +6,10 @@ import argparse
 import asyncio
 import logging
 import os
-import secrets
 import sys
-from pathlib import Path
 from typing import Any
 
+from fayd.auth import TOKEN_FILE, ensure_token
 from fayd.config import Config
 from fayd.errors import ConfigError
 from fayd.memory.open import open_memory
@@ -30,16 +29,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def http_token(cfg: Config) -> str:
-    """$FAYD_MCP_TOKEN, else ``<state>/mcp_token`` (created once, readable by us only)."""
-    if os.environ.get(TOKEN_ENV):
-        return os.environ[TOKEN_ENV]
-    path = cfg.state_dir / "mcp_token"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_urlsafe(32) + "\n")
-    return Path(path).read_text().strip()
+    """$FAYD_MCP_TOKEN, else the token of every fayd HTTP door, ``<state>/api_token``."""
+    return os.environ.get(TOKEN_ENV) or ensure_token(cfg.state_dir)
 
 
 def cmd_mcp(cfg: Config, args: argparse.Namespace) -> int:
@@ -55,7 +46,7 @@ def cmd_mcp(cfg: Config, args: argparse.Namespace) -> int:
                 raise ConfigError(f"{TOKEN_ENV}: the token must be at least 16 characters")
             print(
                 f"MCP on http://{args.host}:{args.port}/mcp (bearer token: $FAYD_MCP_TOKEN or "
-                f"{cfg.state_dir / 'mcp_token'})",
+                f"{cfg.state_dir / TOKEN_FILE})",
                 file=sys.stderr,
             )
             asyncio.run(serve_http(memory, token, args.host, args.port))

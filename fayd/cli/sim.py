@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from fayd.auth import mqtt_password
 from fayd.cli.client import runtime
+from fayd.cli.devices import ensure_key, reload_broker
 from fayd.config import Config
 from fayd.devices.simulator import SimDevice, frames_jsonl
 from fayd.speech.audio import read_wav, resample, write_wav
@@ -17,7 +19,11 @@ from fayd.speech.audio import read_wav, resample, write_wav
 async def run_sim(cfg: Config, args) -> int:
     url = args.broker or runtime(cfg)["mqtt"]
     out = Path(args.out)
-    async with SimDevice(url, args.id, cfg.mqtt.prefix) as device:
+    secret, made = ensure_key(cfg, args.id)  # a simulated device is added like a real one
+    if made:
+        print(f"added {args.id} (fayd devices remove {args.id} forgets it); {reload_broker(cfg)}")
+    password = mqtt_password(secret)
+    async with SimDevice(url, args.id, cfg.mqtt.prefix, password) as device:
         await device.hello()
         if args.text:
             await device.say_text(args.text)

@@ -1,8 +1,8 @@
 """Firmware updates over the device link (``fayd devices ota``; docs/protocol.md, "Firmware
 updates"). A new app version goes to the device as ``command`` frames: ``ota_begin`` (the
-manifest), ``ota_chunk`` (base64 pieces), ``ota_commit``; each waits for the device's
-``ack`` (or ``error``) with a timeout and is sent again a few times. The device then
-reboots; its next ``hello`` says which version runs, and fayd answers ``ota_confirm``.
+manifest and its signature), ``ota_chunk`` (base64 pieces), ``ota_commit``; each waits
+for the device's ``ack`` (or ``error``) with a timeout and is sent again a few times. The
+device then reboots; its next ``hello`` says which version runs, and fayd answers ``ota_confirm``.
 
 This runs beside the hub, not in its frame loop: the daemon hands it the ``ack``, ``error``
 and ``hello`` frames of a device being updated (they reach the hub as well)."""
@@ -123,11 +123,14 @@ class OtaManager:
         device: str,
         version: str,
         files: list[OtaFile],
+        signature: str,
         *,
         chunk: int = CHUNK,
         boot_timeout_s: float = BOOT_TIMEOUT_S,
     ) -> dict[str, Any]:
-        """Send ``files`` as app version ``version``, wait for the reboot into it, confirm."""
+        """Send ``files`` as app version ``version``, wait for the reboot into it, confirm.
+        ``signature`` (fayd.auth.ota_signature) goes with the manifest; the device refuses
+        the update (``ota-signature``) unless it matches its own key."""
         if not files or len(files) > MAX_FILES:
             raise OtaError(f"an update has 1-{MAX_FILES} files", 400)
         total = sum(len(f.data) for f in files)
@@ -140,7 +143,7 @@ class OtaManager:
         job = self.jobs[device] = _Job()
         started = time.monotonic()
         try:
-            begin = {"version": version, "files": [f.manifest() for f in files]}
+            begin = {"version": version, "files": [f.manifest() for f in files], "sig": signature}
             sent = chunks = 0
             for resync in range(RESYNCS + 1):
                 ack = await self._call(job, device, "ota_begin", begin, SLOW_ACK_TIMEOUT_S)

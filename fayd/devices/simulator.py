@@ -50,9 +50,15 @@ class Reply:
 
 
 class SimDevice:
-    def __init__(self, url: str, device: str = "sim-1", prefix: str = "fayd/v1") -> None:
+    """``password``: the device's MQTT password (fayd.auth.mqtt_password of its key); fayd's
+    broker admits no device without one."""
+
+    def __init__(
+        self, url: str, device: str = "sim-1", prefix: str = "fayd/v1", password: str | None = None
+    ) -> None:
         self.host, self.port = parse_mqtt_url(url)
         self.device = device
+        self.password = password
         self.topics = Topics(prefix)
         self.client: aiomqtt.Client | None = None
         self.stream = 0
@@ -60,13 +66,18 @@ class SimDevice:
         self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SimDevice:
-        # The client id is the device id: fayd's broker lets a client publish only on the
-        # topics of the device its id names.
+        # It logs in as its device id: fayd's broker lets it use only that device's topics.
         will = aiomqtt.Will(
             self.topics.up(self.device, "presence"), b'{"v":1,"online":false}', 1, True
         )
         self.client = aiomqtt.Client(
-            self.host, self.port, identifier=self.device, will=will, timeout=10
+            self.host,
+            self.port,
+            identifier=self.device,
+            username=self.device if self.password else None,
+            password=self.password,
+            will=will,
+            timeout=10,
         )
         await self.client.__aenter__()
         no_delay(self.client)

@@ -1,14 +1,15 @@
-"""fayd's MCP server: stdio for a client that starts it, streamable HTTP with a bearer
-token for clients on the network (loopback unless told otherwise)."""
+"""fayd's MCP server: stdio for a client that starts it, streamable HTTP behind fayd's
+HTTP guard (a bearer token, its own Host and Origin) for clients on the network (loopback
+unless told otherwise)."""
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from fayd.auth import HttpGuard, allowed_hosts
 from fayd.mcp.tools import add_memory_tools
 from fayd.memory import Memory
 
@@ -28,36 +29,9 @@ async def serve_stdio(memory: Memory) -> None:
     await build_server(memory).run_stdio_async()
 
 
-class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        if len(token) < 16:
-            raise ValueError("the MCP HTTP token must be at least 16 characters")
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):  # constant time
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer"),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b'{"error":"unauthorized"}'})
-                return
-        await self.app(scope, receive, send)
-
-
 def http_app(memory: Memory, token: str, host: str = "127.0.0.1", port: int = 0) -> Any:
-    """The streamable HTTP app at ``/mcp`` behind the bearer token."""
+    """The streamable HTTP app at ``/mcp`` behind fayd's HTTP guard (the token, Host and
+    Origin, JSON bodies), as every HTTP route of fayd's."""
     server = build_server(memory)
     # DNS-rebinding protection: only our own host names in Host/Origin headers.
     allowed = [f"{h}:{port}" if port else f"{h}:*" for h in {host, "127.0.0.1", "localhost"}]
@@ -69,7 +43,7 @@ def http_app(memory: Memory, token: str, host: str = "127.0.0.1", port: int = 0)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", transport_security=security, host=host
     )
-    return BearerAuth(app, token)
+    return HttpGuard(app, token, allowed_hosts(host, port))
 
 
 async def serve_http(memory: Memory, token: str, host: str = "127.0.0.1", port: int = 8765) -> None:

@@ -172,6 +172,13 @@ class SensorEvent(Frame):
     #: Device clock, Unix seconds, if the device has one.
     ts: float | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    #: Names the run of ``seq``: a device makes a new one when its counter starts again
+    #: (its flash was erased), so its new events are not taken for replays. 1-16 characters.
+    epoch: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.epoch is not None and not 0 < len(self.epoch) <= 16:
+            raise ValueError("epoch must be 1-16 characters")
 
 
 @dataclass(frozen=True)

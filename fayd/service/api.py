@@ -1,5 +1,6 @@
 """The local control API (loopback HTTP) that the CLI talks to. Starlette + uvicorn, which
-the mcp SDK already brings, instead of another web framework."""
+the mcp SDK already brings, instead of another web framework. Every request passes
+fayd.auth.HttpGuard first: its token, its Host and Origin, a JSON body (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import base64
 import binascii
 import contextlib
 import socket
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 import uvicorn
 from starlette.applications import Starlette
@@ -17,7 +18,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from fayd.auth import HttpGuard, allowed_hosts
 from fayd.devices.ota import OtaError, OtaFile
+from fayd.errors import FaydError
 from fayd.protocol.frames import MAX_TEXT
 
 
@@ -49,51 +52,74 @@ class QuietServer(uvicorn.Server):
                 await asyncio.wait_for(self._exit.wait(), self.POLL_S)
 
 
-def build_app(
-    status: Callable[[], Any], say: Callable[..., Any], ota: Callable[..., Any] | None = None
-) -> Starlette:
+class Control(Protocol):
+    """What the API asks of the daemon."""
+
+    async def status(self, lag_since: float = 0.0) -> dict[str, Any]: ...
+
+    async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]: ...
+
+    async def ota_push(
+        self, device: str, version: str, files: list[OtaFile], signature: str
+    ) -> dict[str, Any]: ...
+
+    async def reload_devices(self) -> dict[str, Any]: ...
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, or ValueError."""
+    body = await request.json()
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    return body
+
+
+def build_app(control: Control) -> Starlette:
     async def get_status(request: Request) -> JSONResponse:
         try:
             lag_since = float(request.query_params.get("lag_since", 0))
         except ValueError:
-            return JSONResponse({"error": "lag_since must be a Unix time"}, status_code=400)
-        return JSONResponse(await status(lag_since))
+            return _error("lag_since must be a Unix time", 400)
+        return JSONResponse(await control.status(lag_since))
 
     async def post_say(request: Request) -> JSONResponse:
         try:
-            body = await request.json()
+            body = await _json_object(request)
         except ValueError:
-            return JSONResponse({"error": "body must be JSON"}, status_code=400)
-        text = body.get("text") if isinstance(body, dict) else None
+            return _error("the body must be a JSON object", 400)
+        text = body.get("text")
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
-            return JSONResponse(
-                {"error": f"'text' must be a non-empty string of at most {MAX_TEXT} characters"},
-                status_code=400,
+            return _error(
+                f"'text' must be a non-empty string of at most {MAX_TEXT} characters", 400
             )
         user, device = body.get("user"), body.get("device")
         if not all(v is None or isinstance(v, str) for v in (user, device)):
-            return JSONResponse({"error": "'user' and 'device' must be strings"}, 400)
+            return _error("'user' and 'device' must be strings", 400)
         try:
-            return JSONResponse(await say(text.strip(), user, device))
+            return JSONResponse(await control.say(text.strip(), user, device))
         except LookupError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404)
+            return _error(str(exc), 404)
 
     async def post_ota(request: Request) -> JSONResponse:
         """``fayd devices ota``: {"version": V, "files": [{"path", "data" (base64), "sha256"
-        (optional: as hashed when read; the device checks what it stored against it)}]}.
+        (optional: as hashed when read; the device checks what it stored against it)}],
+        "signature": the manifest's HMAC with the device's key (fayd.auth.device_keys)}.
         Answers when the device runs V (or why not); that includes its reboot."""
-        if ota is None:
-            return JSONResponse({"error": "firmware updates are not available"}, 503)
         try:
-            body = await request.json()
+            body = await _json_object(request)
         except ValueError:
-            return JSONResponse({"error": "body must be JSON"}, status_code=400)
-        version = body.get("version") if isinstance(body, dict) else None
-        items = body.get("files") if isinstance(body, dict) else None
+            return _error("the body must be a JSON object", 400)
+        version, items, signature = body.get("version"), body.get("files"), body.get("signature")
         if not isinstance(version, str) or not 0 < len(version) <= 32:
-            return JSONResponse({"error": "'version' must be 1-32 characters"}, 400)
+            return _error("'version' must be 1-32 characters", 400)
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-            return JSONResponse({"error": "'files' must be a list of objects"}, 400)
+            return _error("'files' must be a list of objects", 400)
+        if not isinstance(signature, str):
+            return _error("'signature' is missing: updates are signed by fayd devices ota", 403)
         try:
             files = [
                 OtaFile(
@@ -103,33 +129,43 @@ def build_app(
                 )
                 for i in items
             ]
+            return JSONResponse(
+                await control.ota_push(request.path_params["device"], version, files, signature)
+            )
         except binascii.Error:
-            return JSONResponse({"error": "each file's 'data' must be base64"}, 400)
-        except OtaError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
-        try:
-            return JSONResponse(await ota(request.path_params["device"], version, files))
+            return _error("each file's 'data' must be base64", 400)
         except LookupError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404)
+            return _error(str(exc), 404)
         except OtaError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            return _error(str(exc), exc.status)
+
+    async def post_reload_devices(request: Request) -> JSONResponse:
+        """After ``fayd devices add/remove``: the broker's accounts are written again and
+        reloaded, so a removed device is disconnected at once."""
+        try:
+            return JSONResponse(await control.reload_devices())
+        except FaydError as exc:  # the broker did not reload: say so, the CLI prints it
+            return _error(str(exc), 503)
 
     return Starlette(
         routes=[
             Route("/api/status", get_status, methods=["GET"]),
             Route("/api/say", post_say, methods=["POST"]),
             Route("/api/devices/{device}/ota", post_ota, methods=["POST"]),
+            Route("/api/devices/reload", post_reload_devices, methods=["POST"]),
         ]
     )
 
 
 class ApiServer:
-    """Serves the app on host:port (0 = a free port, fixed at the first start)."""
+    """Serves the app on host:port (0 = a free port, fixed at the first start), behind the
+    guard: ``token`` and this server's own host names."""
 
-    def __init__(self, app: Starlette, host: str, port: int) -> None:
+    def __init__(self, app: Starlette, host: str, port: int, token: str) -> None:
         self.app = app
         self.host = host
         self.port = port
+        self.token = token
         self.started = asyncio.Event()
 
     @property
@@ -146,8 +182,9 @@ class ApiServer:
 
     async def run(self) -> None:
         sock = self._bind()
+        guarded = HttpGuard(self.app, self.token, allowed_hosts(self.host, self.port))
         config = uvicorn.Config(
-            self.app, log_level="warning", lifespan="off", access_log=False, date_header=False
+            guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
         )
         server = QuietServer(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))

@@ -11,6 +11,7 @@ import gc
 import json
 import logging
 import os
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -20,9 +21,10 @@ from fayd import __version__
 from fayd.agent import Agent, Turn
 from fayd.agent.engines import Engines, load_engines
 from fayd.agent.expression import load_rules
+from fayd.auth import ensure_token, verify_ota_signature
 from fayd.config import Config
 from fayd.devices.hub import DeviceHub
-from fayd.devices.ota import OtaFile, OtaManager
+from fayd.devices.ota import OtaError, OtaFile, OtaManager
 from fayd.errors import FaydError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
@@ -34,7 +36,9 @@ from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
+from fayd.store import devices_records as reg
 from fayd.transport.broker import EmbeddedBroker
+from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
 from fayd.transport.router import Router
@@ -55,9 +59,20 @@ class RecentProblems(logging.Handler):
         )
 
 
+def private_state_dir(state_dir: Path) -> None:
+    """The state folder holds the household's memory, device keys and the API token: made
+    0700 (under systemd, StateDirectoryMode=0750 lets the fayd group in), and an older one
+    that others could read is closed."""
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    mode = state_dir.stat().st_mode & 0o777
+    if mode & 0o007:
+        os.chmod(state_dir, mode & 0o770)
+        log.warning("%s was readable by other users; it is not any more", state_dir)
+
+
 def take_state_lock(state_dir: Path) -> IO[str]:
     """One daemon per state folder: two would fight over the database and the ports."""
-    state_dir.mkdir(parents=True, exist_ok=True)
+    private_state_dir(state_dir)
     handle = (state_dir / "fayd.lock").open("a+", encoding="utf-8")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -130,7 +145,9 @@ class Daemon:
         self.link = MqttLink(
             topics,
             self._inbound,
-            client_id=f"fayd-{os.getpid()}",
+            # Not guessable from `fayd status` (an external broker without
+            # use_username_as_clientid would let a client with that id kick fayd off).
+            client_id=f"fayd-{secrets.token_hex(6)}",
             username=cfg.mqtt.username,
             password=cfg.mqtt.password,
             keepalive=cfg.mqtt.keepalive_s,
@@ -163,21 +180,14 @@ class Daemon:
         self.loop_lag.busy = lambda: self.hub.busy
         await self.hub.load_known()
         self.ota = OtaManager(sender)
-        app = build_app(self.status, self.say, self.ota_push)
-        self.api = ApiServer(app, cfg.api.host, cfg.api.port)
+        token = await asyncio.to_thread(ensure_token, cfg.state_dir)
+        self.api = ApiServer(build_app(self), cfg.api.host, cfg.api.port, token)
 
         if cfg.mqtt.url == "embedded":
-            self.broker = EmbeddedBroker(
-                cfg.state_dir / "mosquitto",
-                cfg.mqtt.embedded_host,
-                cfg.mqtt.embedded_port,
-                cfg.mqtt.mosquitto_bin,
-                prefix=cfg.mqtt.prefix,
-            )
-            # The broker's ACL confines each device to its own topics; fayd logs in as its
-            # all-topics user.
-            if self.broker.credentials:
-                self.link.username, self.link.password = self.broker.credentials
+            self.broker = await asyncio.to_thread(self._embedded_broker)
+            # The broker admits fayd and the added devices only, each device to its own
+            # topics; fayd logs in as its all-topics user.
+            self.link.username, self.link.password = self.broker.credentials
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         self.supervisor.start("hub", self.hub.run)
@@ -215,6 +225,34 @@ class Daemon:
         interval = self.notifier.watchdog_interval()
         if interval:  # systemd arms the watchdog at READY=1
             self.supervisor.start("watchdog", lambda: self._watchdog(interval))
+
+    def _embedded_broker(self) -> EmbeddedBroker:
+        mqtt = self.cfg.mqtt
+        folder = self.cfg.state_dir / "mosquitto"
+        tls = None
+        if mqtt.tls_port:
+            names = list(mqtt.tls_names) or default_names(mqtt.embedded_host)
+            tls = ensure_tls(folder / "tls", mqtt.tls_port, names)
+        return EmbeddedBroker(
+            folder,
+            mqtt.embedded_host,
+            mqtt.embedded_port,
+            self._device_secrets,
+            binary=mqtt.mosquitto_bin,
+            prefix=mqtt.prefix,
+            tls=tls,
+        )
+
+    async def _device_secrets(self) -> dict[str, str]:
+        assert self.store is not None
+        return await self.store.run(reg.device_secrets)
+
+    async def reload_devices(self) -> dict[str, Any]:
+        """``fayd devices add/remove`` changed the devices' keys: the broker's accounts are
+        written again and reloaded (a removed device is disconnected at once)."""
+        if self.broker is None:
+            return {"broker": "external", "accounts": None}
+        return {"broker": "embedded", "accounts": await self.broker.reload()}
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         if self.ota.watching(device):  # acks and hellos of a firmware update
@@ -284,16 +322,27 @@ class Daemon:
             "last_problems": list(self.problems.records),
         }
 
-    async def ota_push(self, device: str, version: str, files: list[OtaFile]) -> dict[str, Any]:
-        """``fayd devices ota``: a new app version to a device that has said hello."""
+    async def ota_push(
+        self, device: str, version: str, files: list[OtaFile], signature: str
+    ) -> dict[str, Any]:
+        """``fayd devices ota``: a new app version to a device that has said hello, only
+        when signed with the device's key (which the device checks again)."""
         assert self.store is not None
+        secret = await self.store.run(reg.device_secret, device)
+        if secret is None:
+            raise OtaError(f"{device} has no key: give it one with fayd devices add {device}", 409)
+        manifest = [(f.path, len(f.data), f.sha256) for f in files]
+        if not verify_ota_signature(secret, device, version, manifest, signature):
+            raise OtaError(
+                "the update's signature is wrong: updates come from fayd devices ota", 403
+            )
         rows = await self.store.run(records.list_devices)
         row = next((d for d in rows if d["id"] == device), None)
         if row is None:
             raise LookupError(f"no device {device!r} has said hello")
         if not row["online"]:
             raise LookupError(f"{device} is offline")
-        return await self.ota.push(device, version, files)
+        return await self.ota.push(device, version, files, signature)
 
     async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]:
         """A text turn from the CLI; spoken on ``device`` when one is named."""

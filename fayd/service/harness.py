@@ -15,6 +15,11 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import aiomqtt
+
+from fayd.devices.simulator import SimDevice
+from fayd.transport.mqtt import parse_mqtt_url
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -70,6 +75,27 @@ class DaemonProcess:
             text=True,
             timeout=timeout,
         )
+
+    def add_device(self, device: str) -> dict:
+        """``fayd devices add DEVICE --json``: its key and MQTT login (the broker admits it
+        once this returns)."""
+        done = self.cli("devices", "add", device, "--json", timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"fayd devices add {device}: {done.stderr}")
+        return json.loads(done.stdout)
+
+    def mqtt_client(self, device: str, **options: object) -> aiomqtt.Client:
+        """A raw MQTT client logged in as ``device`` (added first), on the daemon's broker."""
+        password = self.add_device(device)["mqtt_password"]
+        host, port = parse_mqtt_url(self.runtime["mqtt"])
+        return aiomqtt.Client(
+            host, port, identifier=device, username=device, password=password, **options
+        )
+
+    def sim(self, device: str) -> SimDevice:
+        """A simulated device, added first (with a key) like a real one."""
+        password = self.add_device(device)["mqtt_password"]
+        return SimDevice(self.runtime["mqtt"], device, password=password)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""

@@ -120,12 +120,15 @@ def settings_since(db: sqlite_utils.Database, rev: int) -> tuple[int, dict[str, 
 
 
 def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    """Every device seen or configured: presence, last seen, hello, settings, event count."""
+    """Every device seen, configured or added: presence, last seen, hello, settings, whether
+    it has a key, event count."""
     rows = db.execute(
         "SELECT i.id, d.roles, d.fw, d.user, d.online, d.first_seen, d.last_seen,"
         " s.user, s.wake, s.wake_threshold, s.volume, s.barge_in,"
-        " (SELECT count(*) FROM device_events e WHERE e.device = i.id)"
-        " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings) i"
+        " (SELECT count(*) FROM device_events e WHERE e.device = i.id),"
+        " EXISTS (SELECT 1 FROM device_keys k WHERE k.device = i.id)"
+        " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings"
+        " UNION SELECT device FROM device_keys) i"
         " LEFT JOIN devices d ON d.id = i.id LEFT JOIN device_settings s ON s.device = i.id"
         " ORDER BY i.id"
     ).fetchall()
@@ -144,6 +147,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
                 "hello_user": r[3],
                 "settings": settings.to_dict(),
                 "events": r[12],
+                "key": bool(r[13]),
             }
         )
     return out
@@ -151,17 +155,72 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
 
 def record_events(db: sqlite_utils.Database, events: list[tuple[str, SensorEvent]]) -> list[bool]:
     """Store a batch of sensor events in one transaction; per event, False for a replay
-    (this device and seq were stored before, or earlier in the same batch)."""
+    (this device, epoch and seq were stored before, or earlier in the same batch). Only the
+    device itself can publish on its topics (its MQTT account; docs/security.md), so nobody
+    else can claim its next numbers first."""
     now = time.time()
     stored = []
     for device, event in events:
         cursor = db.execute(
-            "INSERT OR IGNORE INTO device_events (device, seq, sensor, ts, data, received_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [device, event.seq, event.sensor, event.ts, json.dumps(event.data), now],
+            "INSERT OR IGNORE INTO device_events"
+            " (device, epoch, seq, sensor, ts, data, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                device,
+                event.epoch or "",
+                event.seq,
+                event.sensor,
+                event.ts,
+                json.dumps(event.data),
+                now,
+            ],
         )
         stored.append(cursor.rowcount == 1)
     return stored
+
+
+# --- device keys (fayd.auth.device_keys) -------------------------------------------------
+
+
+def device_secret(db: sqlite_utils.Database, device: str) -> str | None:
+    row = db.execute("SELECT secret FROM device_keys WHERE device = ?", [device]).fetchone()
+    return row[0] if row else None
+
+
+def device_secrets(db: sqlite_utils.Database) -> dict[str, str]:
+    """Every device's secret: the broker's accounts are made from them."""
+    return dict(db.execute("SELECT device, secret FROM device_keys ORDER BY device").fetchall())
+
+
+def add_device_key(db: sqlite_utils.Database, device: str, secret: str) -> None:
+    """Give a device its secret (a new one replaces the old: the old stops working)."""
+    db.execute(
+        "INSERT INTO device_keys (device, secret, created_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (device) DO UPDATE SET secret = excluded.secret,"
+        " created_at = excluded.created_at",
+        [device, secret, time.time()],
+    )
+
+
+def known_devices(db: sqlite_utils.Database) -> set[str]:
+    """Devices that said hello, have settings or have a key."""
+    rows = db.execute(
+        "SELECT id FROM devices UNION SELECT device FROM device_settings"
+        " UNION SELECT device FROM device_keys"
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def remove_device(db: sqlite_utils.Database, device: str) -> bool:
+    """Forget a device: its key (it can no longer connect), settings and registry row. Its
+    stored events and their memories stay: they are the household's history."""
+    removed = 0
+    for table, column in (
+        ("device_keys", "device"),
+        ("device_settings", "device"),
+        ("devices", "id"),
+    ):
+        removed += db.execute(f"DELETE FROM {table} WHERE {column} = ?", [device]).rowcount
+    return removed > 0
 
 
 def events_to_remember(db: sqlite_utils.Database, limit: int) -> list[dict[str, Any]]:

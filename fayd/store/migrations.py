@@ -254,6 +254,23 @@ def m007_memory_household(db: sqlite_utils.Database) -> None:
     lexical.mark_household(db)
 
 
+def m008_device_keys(db: sqlite_utils.Database) -> None:
+    """Each device's secret (its MQTT password and OTA signatures come from it), and a
+    sensor event's identity by (device, epoch, seq): a device whose counter starts again
+    after its flash is erased also starts a new epoch, so its new events are not taken for
+    replays of the old ones. Events stored before this have the epoch ''."""
+    db.execute(
+        """CREATE TABLE device_keys (
+            device TEXT PRIMARY KEY,
+            secret TEXT NOT NULL,       -- 64 hex digits (fayd.auth.device_keys)
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE device_events ADD COLUMN epoch TEXT NOT NULL DEFAULT ''")
+    db.execute("DROP INDEX idx_device_events_device_seq")
+    db.execute("CREATE UNIQUE INDEX device_events_identity ON device_events (device, epoch, seq)")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -262,6 +279,7 @@ MIGRATIONS: list[Migration] = [
     m005_memory_documents,
     m006_memory_fts,
     m007_memory_household,
+    m008_device_keys,
 ]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import sqlite_utils
 
-from fayd.protocol import Hello, SensorEvent
+from fayd.protocol import Hello
 
 #: A conversation continues while its last message is younger than this.
 CONVERSATION_GAP_S = 30 * 60
@@ -53,16 +53,6 @@ def list_devices(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             row[key] = json.loads(row[key]) if row[key] else None
         row["online"] = bool(row["online"])
     return rows
-
-
-def record_event(db: sqlite_utils.Database, device: str, event: SensorEvent) -> bool:
-    """Store a sensor event; False when this (device, seq) was stored before (a replay)."""
-    cursor = db.execute(
-        "INSERT OR IGNORE INTO device_events (device, seq, sensor, ts, data, received_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        [device, event.seq, event.sensor, event.ts, json.dumps(event.data), time.time()],
-    )
-    return cursor.rowcount == 1
 
 
 def conversation_for(db: sqlite_utils.Database, user: str, device: str) -> int:

@@ -2,109 +2,41 @@
 
 A newcomer should not have to set up a broker. When ``mqtt.url = "embedded"`` fayd runs
 Debian's mosquitto with a generated config on loopback (or the LAN address the user sets).
-
-A device cannot speak for another device: the generated ACL lets a client publish only on
-``<prefix>/dev/<its client id>/up/#`` and read only its own ``down`` topics and fayd's
-status, so a device's MQTT client id must be its device id. fayd itself logs in as the
-user ``fayd`` with a password made at every start (hashed in a 0600 file next to the
-config), and may read and write everything.
+Its accounts and ACL (fayd.transport.broker_files) admit fayd and the devices added with
+``fayd devices add``, nobody else; :meth:`EmbeddedBroker.reload` applies a change at once
+(a removed device is disconnected).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import getpass
-import hashlib
 import logging
 import os
 import secrets
 import shutil
+import signal
 import socket
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import aiomqtt
+
+from fayd.auth import DAEMON_USER, PROBE_USER
 from fayd.errors import LinkError
+from fayd.transport.broker_files import TlsFiles, write_accounts, write_config
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "sudo apt-get install mosquitto (or set mqtt.url to an existing broker)"
-#: The broker user fayd logs in as; the ACL gives it every topic.
-DAEMON_USER = "fayd"
+
+#: Gives the devices' secrets ({device id: secret}) whenever the accounts are written.
+SecretsSource = Callable[[], Awaitable[dict[str, str]]]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
-
-
-def acl_text(prefix: str, daemon_user: str = DAEMON_USER) -> str:
-    """mosquitto ACL: each client only on its own device topics (``%c`` = its client id)."""
-    return (
-        "# Written by fayd at every start. A device's MQTT client id must be its device id.\n"
-        f"pattern write {prefix}/dev/%c/up/#\n"
-        f"pattern read {prefix}/dev/%c/down/#\n"
-        f"pattern read {prefix}/daemon/status\n"
-        f"\nuser {daemon_user}\n"
-        "topic readwrite #\n"
-    )
-
-
-def password_line(user: str, password: str, iterations: int = 101) -> str:
-    """One mosquitto password-file line (``$7$``: PBKDF2-SHA512, as mosquitto_passwd)."""
-    salt = secrets.token_bytes(12)
-    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
-    b64 = base64.b64encode
-    return f"{user}:$7${iterations}${b64(salt).decode()}${b64(digest).decode()}\n"
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(path, 0o600)
-
-
-def write_config(
-    folder: Path,
-    host: str,
-    port: int,
-    prefix: str = "fayd/v1",
-    password: str | None = None,
-) -> Path:
-    """The config; with ``password``, also the ACL and fayd's password file."""
-    folder.mkdir(parents=True, exist_ok=True)
-    access = ""
-    if password is not None:
-        acl, passwd = folder / "acl", folder / "passwd"
-        _write_private(acl, acl_text(prefix))
-        _write_private(passwd, password_line(DAEMON_USER, password))
-        # Devices connect without a username (anonymous) and get the ACL's patterns.
-        access = f"password_file {passwd}\nacl_file {acl}\n"
-    conf = folder / "mosquitto.conf"
-    conf.write_text(
-        "# Written by fayd at every start; edit fayd's [mqtt] settings instead.\n"
-        f"listener {port} {host}\n"
-        "allow_anonymous true\n"
-        f"{access}"
-        # Retained presence and alerts survive a broker restart.
-        "persistence true\n"
-        f"persistence_location {folder}/\n"
-        # Stay the user fayd runs as (as root mosquitto would switch to 'mosquitto' and
-        # lose access to fayd's state folder).
-        f"user {getpass.getuser()}\n"
-        "log_dest stderr\n"
-        "log_type error\n"
-        "log_type warning\n"
-        # No Nagle: small frames (acks, audio, human frames) leave at once instead of
-        # waiting for the peer's delayed ACK (measured: ~40 ms per hop without this).
-        "set_tcp_nodelay true\n"
-        # Room for bursts of sensor events (QoS 1) while fayd catches up.
-        "max_queued_messages 20000\n"
-        "max_packet_size 1048576\n",
-        encoding="utf-8",
-    )
-    return conf
 
 
 async def wait_listening(host: str, port: int, within_s: float = 10.0) -> None:
@@ -138,23 +70,31 @@ class EmbeddedBroker:
         folder: Path,
         host: str,
         port: int,
+        device_secrets: SecretsSource,
+        *,
         binary: str = "mosquitto",
         prefix: str = "fayd/v1",
-        acl: bool = True,
+        tls: TlsFiles | None = None,
     ) -> None:
         self.folder = folder
         self.host = host
         self.port = port or free_port(host)
+        self.device_secrets = device_secrets
         self.binary = binary
         self.prefix = prefix
-        #: fayd's login (user, password) when the ACL is on, else None (anonymous).
-        self.credentials = (DAEMON_USER, secrets.token_urlsafe(24)) if acl else None
+        self.tls = tls
+        #: fayd's own login; a new password at every start.
+        self.credentials = (DAEMON_USER, secrets.token_urlsafe(24))
+        self.accounts = 0
         self.ready = asyncio.Event()
+        self._proc: asyncio.subprocess.Process | None = None
 
     @property
     def connect_host(self) -> str:
-        """Where local clients reach it (a wildcard listener is reached on loopback)."""
-        return "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        """Where local clients reach it (a wildcard or TLS-only LAN listener: on loopback)."""
+        if self.tls is not None or self.host in ("0.0.0.0", ""):
+            return "127.0.0.1"
+        return "::1" if self.host == "::" else self.host
 
     @property
     def url(self) -> str:
@@ -166,10 +106,54 @@ class EmbeddedBroker:
             raise LinkError(f"embedded broker: {self.binary!r} not found; {INSTALL_HINT}")
         return found
 
+    async def reload(self) -> int:
+        """Write the accounts again from the devices' secrets and make mosquitto read them
+        (SIGHUP: it also disconnects clients whose account is gone); returns once it has.
+        Returns the number of device accounts."""
+        device_secrets = await self.device_secrets()
+        proc = self._proc
+        if proc is not None and proc.returncode is None:  # else run() writes them at start
+            probe = secrets.token_urlsafe(16)
+            write_accounts(self.folder, self.credentials[1], device_secrets, probe)
+            proc.send_signal(signal.SIGHUP)
+            await self._until_probe_admitted(probe)
+        self.accounts = len(device_secrets)
+        return self.accounts
+
+    async def _until_probe_admitted(self, password: str, within_s: float = 5.0) -> None:
+        """mosquitto reloads in its own time: the probe's new password working means the
+        new file is in force."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    self.connect_host,
+                    self.port,
+                    username=PROBE_USER,
+                    password=password,
+                    identifier=PROBE_USER,
+                    timeout=2,
+                ):
+                    return
+            except aiomqtt.MqttError as exc:
+                if loop.time() > deadline:
+                    raise LinkError(f"the broker did not reload its accounts: {exc}") from exc
+                await asyncio.sleep(0.05)
+
     async def run(self) -> None:
-        password = self.credentials[1] if self.credentials else None
-        conf = write_config(self.folder, self.host, self.port, self.prefix, password)
-        proc = await asyncio.create_subprocess_exec(
+        device_secrets = await self.device_secrets()
+        self.accounts = len(device_secrets)
+        conf = write_config(
+            self.folder,
+            self.host,
+            self.port,
+            self.prefix,
+            self.credentials[1],
+            device_secrets,
+            self.tls,
+        )
+        proc = self._proc = await asyncio.create_subprocess_exec(
             self._find_binary(),
             "-c",
             str(conf),
@@ -188,12 +172,19 @@ class EmbeddedBroker:
                 waiting.cancel()
                 raise LinkError(f"mosquitto exited with {proc.returncode} (port {self.port} busy?)")
             waiting.result()
-            log.info("embedded broker listening on %s:%d", self.host, self.port)
+            log.info(
+                "embedded broker listening on %s:%d%s (%d device accounts)",
+                self.host if self.tls is None else self.connect_host,
+                self.port,
+                f", TLS on {self.host}:{self.tls.port}" if self.tls else "",
+                self.accounts,
+            )
             self.ready.set()
             code = await exited
             raise LinkError(f"embedded broker exited with code {code}")
         finally:
             self.ready.clear()
+            self._proc = None
             if proc.returncode is None:
                 proc.terminate()
                 try:

@@ -26,7 +26,8 @@ class Device:
         self.fw = FW_VERSION
         from fayd_fw.ota import Ota
 
-        self.ota = Ota(root or base_dir, self.fw, cfg.get("ota", {}).get("confirm_s", 300))
+        confirm_s = cfg.get("ota", {}).get("confirm_s", 300)
+        self.ota = Ota(root or base_dir, self.fw, confirm_s, self.id, cfg.get("key", ""))
         self.heard = False  # a frame from fayd since the link came up (confirms an update)
         self.robot = self.screen = self.speaker = self.mic = self.sensor = None
         if "robot" in self.roles:

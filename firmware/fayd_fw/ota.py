@@ -1,5 +1,6 @@
 # OTA over the link (docs/protocol.md, "Firmware updates"): fayd sends a new app version as
-# `command` frames: ota_begin (the manifest: version, files with size and sha256), ota_chunk
+# `command` frames: ota_begin (the manifest: version, files with size and sha256, and its
+# signature with this device's key: anything else is refused before a byte is staged), ota_chunk
 # (path, offset, base64 data), ota_commit. Files go into the app folder that is not running
 # (app_a / app_b); files the running app already has with the same hash are copied, not
 # sent. On commit every file's sha256 is checked, then ota.json (read by boot.py) is
@@ -13,6 +14,7 @@ import os
 import time
 
 from fayd_fw import FwError, hw
+from fayd_fw.auth import ota_signed
 
 SLOTS = ("app_a", "app_b")
 POINTER = "ota.json"
@@ -119,9 +121,11 @@ def check_path(path):
 
 
 class Ota:
-    def __init__(self, root, fw, confirm_s=300):
+    def __init__(self, root, fw, confirm_s=300, device="", key=""):
         self.root = root
         self.fw = fw
+        self.device = device
+        self.key = key  # the device's secret (config.json "key"); none: no updates
         self.st = read_pointer(root)
         self.job = None  # the transfer in progress: {"version", "slot", "files", "have"}
         self.reset_at = None
@@ -207,6 +211,7 @@ class Ota:
             total += size
         if total > MAX_TOTAL:
             raise FwError("ota_begin: %d bytes over %d" % (total, MAX_TOTAL), "too-large")
+        self.check_signature(version, table, args.get("sig"))
         active = self.st.get("active") or ""
         slot = SLOTS[1] if active == SLOTS[0] else SLOTS[0]
         staging = join(self.root, slot)
@@ -244,6 +249,16 @@ class Ota:
         self.job = {"version": version, "slot": slot, "files": table, "have": have}
         hw.record("ota", begin=version, slot=slot, copied=copied, resumed=same)
         return {"slot": slot, "have": have}
+
+    def check_signature(self, version, table, sig):
+        if not self.key:
+            raise FwError("ota_begin: this device has no key: updates are refused", "ota-signature")
+        files = [(path, table[path][0], table[path][1]) for path in table]
+        if not ota_signed(self.key, self.device, version, files, sig):
+            hw.record("ota", refused=version, why="signature")
+            raise FwError(
+                "ota_begin: the update is not signed with this device's key", "ota-signature"
+            )
 
     def _job(self, name):
         if self.job is None:

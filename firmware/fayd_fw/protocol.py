@@ -96,10 +96,12 @@ def TextIn(text, user=None, id=None):
     return f
 
 
-def SensorEvent(seq, sensor, ts=None, data=None):
+def SensorEvent(seq, sensor, ts=None, data=None, epoch=None):
     f = {"v": 1, "seq": seq, "sensor": sensor, "data": data or {}}
     if ts is not None:
         f["ts"] = ts
+    if epoch:
+        f["epoch"] = epoch
     return f
 
 

@@ -1,7 +1,11 @@
 # Sensor role: events numbered by a per-device sequence number that survives reboots, with
 # the device clock; kept in a small file-backed ring until fayd acks them, so events made
-# while offline are replayed after reconnecting (fayd stores each (device, seq) once).
+# while offline are replayed after reconnecting (fayd stores each (device, epoch, seq) once).
+# The epoch is made when the counter starts from nothing (a new or erased flash), so events
+# numbered again from 1 are new events to fayd, not replays of the old ones.
+import binascii
 import json
+import os
 import time
 
 from fayd_fw import FwError, hw
@@ -14,6 +18,7 @@ class SensorRing:
     def __init__(self, folder, slots=32):
         self.path = folder + "/events.ring"
         self.seq_path = folder + "/events.seq"
+        self.epoch_path = folder + "/events.epoch"
         self.slots = slots
         self.blank = b" " * SLOT
         self.pending = {}  # seq -> ticks_ms when last sent (None: not sent yet)
@@ -21,8 +26,11 @@ class SensorRing:
         try:
             with open(self.seq_path) as f:
                 self.seq = int(f.read().strip() or 0)
+            counted = True
         except (OSError, ValueError):
             self.seq = 0
+            counted = False
+        self.epoch = self._epoch(counted)
         try:
             f = open(self.path, "r+b")
         except OSError:
@@ -36,6 +44,21 @@ class SensorRing:
             if frame is not None:
                 self.pending[frame["seq"]] = None
                 self.seq = max(self.seq, frame["seq"])
+
+    def _epoch(self, counted):
+        """This counter's epoch: kept in events.epoch; a new one when the counter starts
+        from nothing; "" for a counter older than epochs (it goes on where it was)."""
+        try:
+            with open(self.epoch_path) as f:
+                return f.read().strip()
+        except OSError:
+            pass
+        if counted:
+            return ""
+        epoch = binascii.hexlify(os.urandom(4)).decode()
+        with open(self.epoch_path, "w") as f:
+            f.write(epoch)
+        return epoch
 
     def _read(self, slot):
         self.f.seek(slot * SLOT)
@@ -54,7 +77,7 @@ class SensorRing:
 
     def add(self, sensor, data, ts):
         seq = self.seq + 1
-        payload = p.encode("event", p.SensorEvent(seq, sensor, ts, data))
+        payload = p.encode("event", p.SensorEvent(seq, sensor, ts, data, self.epoch))
         if len(payload) > SLOT:
             raise FwError("event of %d bytes over %d" % (len(payload), SLOT), "too-large")
         with open(self.seq_path, "w") as f:  # the number first: never reused after a crash

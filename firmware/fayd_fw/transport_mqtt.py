@@ -1,12 +1,55 @@
 # MQTT transport (umqtt.simple, frozen into the official ESP32 firmware): last will =
 # presence offline (retained); reconnect with exponential back-off; never blocks the main
-# loop for longer than one socket operation.
+# loop for longer than one socket operation. The device logs in as its id with the password
+# derived from its key (fayd's broker admits nobody else), over TLS when mqtt.tls is set.
+import binascii
 import time
 
 from umqtt.simple import MQTTClient
 
 from fayd_fw import FwError, hw
 from fayd_fw import protocol as p
+from fayd_fw.auth import mqtt_password
+
+
+def credentials(cfg, device):
+    """(user, password): mqtt.user/password when set (another broker's accounts), else the
+    device id and the password derived from config.json's "key"."""
+    m = cfg["mqtt"]
+    if m.get("user"):
+        return m["user"], m.get("password") or None
+    if cfg.get("key"):
+        return device, mqtt_password(cfg["key"])
+    return None, None
+
+
+def tls_ca(m):
+    """The household CA (mqtt.ca: fayd's ca.crt copied onto the device) when mqtt.tls is on,
+    in DER (MicroPython's mbedTLS takes PEM only NUL-terminated): the broker's certificate
+    must chain to it and name the host."""
+    if not m.get("tls"):
+        return None
+    with open(m["ca"], "rb") as f:
+        data = f.read()
+    if data.lstrip().startswith(b"-----BEGIN"):
+        body = [ln for ln in data.split(b"\n") if ln.strip() and not ln.startswith(b"-----")]
+        data = binascii.a2b_base64(b"".join(body))
+    return data
+
+
+def make_client(device, host, port, user, password, keepalive, ca):
+    if ca is None:
+        return MQTTClient(device, host, port, user, password, keepalive)
+    import ssl
+
+    params = {"cert_reqs": ssl.CERT_REQUIRED, "cadata": ca, "server_hostname": host}
+    try:  # umqtt.simple 1.3: ssl=True and wrap_socket's arguments
+        return MQTTClient(device, host, port, user, password, keepalive, True, params)
+    except TypeError:  # 1.4 and later take an SSLContext
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(cadata=ca)
+        return MQTTClient(device, host, port, user, password, keepalive, ctx)
 
 
 class MqttLink:
@@ -17,8 +60,8 @@ class MqttLink:
         self.host = m.get("host", "127.0.0.1")
         self.port = m.get("port", 1883)
         self.keepalive = m.get("keepalive_s", 30)
-        self.user = m.get("user") or None
-        self.password = m.get("password") or None
+        self.user, self.password = credentials(cfg, device)
+        self.ca = tls_ca(m)
         self.topics = p.Topics(m.get("prefix", "fayd/v1"))
         self.device = device
         self.on_frame = on_frame
@@ -40,7 +83,9 @@ class MqttLink:
         self.on_frame(parsed[2], msg)
 
     def _connect(self):
-        c = MQTTClient(self.device, self.host, self.port, self.user, self.password, self.keepalive)
+        c = make_client(
+            self.device, self.host, self.port, self.user, self.password, self.keepalive, self.ca
+        )
         c.set_last_will(
             self.topics.up(self.device, "presence"),
             p.encode("presence", p.Presence(False)),

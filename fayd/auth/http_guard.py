@@ -1,0 +1,86 @@
+"""One ASGI middleware in front of every HTTP route fayd serves. A request passes only if
+
+1. its ``Host`` is one of the server's own names (a DNS-rebinding page reaches the server
+   under the attacker's host name);
+2. it carries no ``Origin`` (the CLI, curl) or the server's own (a page fayd serves later),
+   and no ``Sec-Fetch-Site`` saying another site sent it (any cross-site browser request);
+3. it has ``Authorization: Bearer <token>`` (fayd.auth.tokens), compared in constant time;
+4. a request with a body says ``Content-Type: application/json`` (a cross-site form or
+   ``text/plain`` POST needs no CORS preflight; a JSON one does, and is refused above).
+
+Checked in that order; the first failure answers 403, 401 or 415 with a JSON error and the
+route never runs. WebSocket handshakes get checks 1-3 (refused as HTTP 403)."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Iterable
+from typing import Any
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+#: Sec-Fetch-Site values a browser sends for a request the page's own origin did not make.
+FOREIGN_FETCH = frozenset({b"cross-site", b"same-site"})
+
+
+def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[str]:
+    """``Host`` values that name this server: its bound address (a wildcard bind answers on
+    loopback), the loopback names, and ``extra`` names (e.g. the box's LAN name), each with
+    the port."""
+    names = set(LOOPBACK_NAMES)
+    if host not in ("0.0.0.0", "::", ""):
+        names.add(f"[{host}]" if ":" in host else host)
+    names.update(extra)
+    return frozenset(f"{name.lower()}:{port}" for name in names)
+
+
+class HttpGuard:
+    def __init__(self, app: Any, token: str, hosts: frozenset[str]) -> None:
+        if len(token) < 16:
+            raise ValueError("an HTTP token must be at least 16 characters")
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+        self.hosts = hosts
+        self.origins = frozenset(f"http://{h}" for h in hosts)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                await self._refuse(scope, send, *refusal)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
+        """(status, reason) when the request must not pass, else None."""
+        headers: dict[bytes, bytes] = {}
+        for name, value in scope.get("headers") or ():
+            headers.setdefault(name.lower(), value)  # the first of a repeated header
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if host not in self.hosts:
+            return 403, f"Host {host!r} is not this server (allowed: {sorted(self.hosts)})"
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").lower() not in self.origins:
+            return 403, "cross-site requests are refused (Origin is not this server)"
+        if headers.get(b"sec-fetch-site", b"").lower() in FOREIGN_FETCH:
+            return 403, "cross-site requests are refused (Sec-Fetch-Site)"
+        if not hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
+            return 401, "missing or wrong token: send Authorization: Bearer <token>"
+        if scope["type"] == "http" and scope.get("method") in BODY_METHODS:
+            media = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+            if media != b"application/json":
+                return 415, "the body must be JSON with Content-Type: application/json"
+        return None
+
+    @staticmethod
+    async def _refuse(scope: dict[str, Any], send: Any, status: int, reason: str) -> None:
+        if scope["type"] == "websocket":  # closing before accept answers HTTP 403
+            await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+            return
+        body = json.dumps({"error": reason}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        if status == 401:
+            headers.append((b"www-authenticate", b"Bearer"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
