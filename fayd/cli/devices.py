@@ -169,7 +169,8 @@ def reload_broker(cfg: Config) -> str:
         return "fayd is not running: its broker reads the accounts when it starts"
     if done["broker"] != "embedded":
         return "fayd uses an external broker: give it the account yourself (docs/security.md)"
-    return f"the broker now has {done['accounts']} device accounts"
+    n = done["accounts"]
+    return f"the broker now admits {n} device{'' if n == 1 else 's'}"
 
 
 def ensure_key(
