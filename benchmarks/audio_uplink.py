@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from fayd.devices.simulator import FRAME_SAMPLES, SimDevice
-from fayd.service.harness import DaemonProcess, run_against_daemon
+from fayd.testing.harness import DaemonProcess, run_against_daemon
 
 RATE = 16000
 

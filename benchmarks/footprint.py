@@ -21,9 +21,9 @@ import httpx
 import numpy as np
 
 from fayd.models import resolve
-from fayd.service.harness import DaemonProcess
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
+from fayd.testing.harness import DaemonProcess
 
 TICK = os.sysconf("SC_CLK_TCK")
 

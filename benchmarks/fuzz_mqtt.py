@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd.protocol import AudioChunk, SensorEvent, Topics, decode, encode
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 
 TOPICS = Topics()
 UP_KINDS = ("hello", "presence", "heartbeat", "audio", "text", "event", "ack", "error")

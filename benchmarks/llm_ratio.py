@@ -1,8 +1,8 @@
 """Generation speed inside fayd vs bare llama-cpp-python: same model, threads, prompt, seed.
 
 fayd's path is the agent's: ``LocalLlm.stream_chat`` on a worker thread, deltas handed to the
-event loop by an asyncio queue (``Agent._generate``), then ThinkFilter and SentenceSplitter,
-as ``Agent.reply`` does. The bare path iterates ``Llama.create_chat_completion(stream=True)``.
+event loop by an asyncio queue (``Chat._generate``), then ThinkFilter and SentenceSplitter,
+as ``Chat.reply`` does. The bare path iterates ``Llama.create_chat_completion(stream=True)``.
 Both decode greedily, so they write the same reply; runs alternate between the two (and which
 goes first), so a noisy neighbour slows both alike.
 
@@ -21,7 +21,8 @@ import json
 import statistics
 import time
 
-from fayd.agent.chat import Agent, Turn
+from fayd.agent.chat import Chat
+from fayd.agent.turn import Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.llm.local import LocalLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
@@ -36,7 +37,7 @@ SEED = 1234
 
 async def fayd_run(llm: LocalLlm, max_tokens: int) -> tuple[int, float, str]:
     """(tokens, seconds from first to last token, text) through fayd's streaming path."""
-    agent = Agent(llm, None, AgentConfig(), LlmConfig(max_tokens=max_tokens, temperature=0.0))
+    agent = Chat(llm, None, AgentConfig(), LlmConfig(max_tokens=max_tokens, temperature=0.0))
     turn = Turn(user="bench", device="bench", question=PROMPT[-1]["content"])
     think, splitter = ThinkFilter(), SentenceSplitter()
     deltas, sentences = 0, []

@@ -29,7 +29,7 @@ import time
 import aiomqtt
 
 from fayd.protocol import SensorEvent, Topics, decode, encode
-from fayd.service.harness import DaemonProcess, run_against_daemon
+from fayd.testing.harness import DaemonProcess, run_against_daemon
 from fayd.transport.mqtt import no_delay
 
 TOPICS = Topics()

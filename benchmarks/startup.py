@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 
 
 def one_run() -> float:

@@ -32,10 +32,10 @@ from fayd.config import AgentConfig, LlmConfig, SpeechConfig
 from fayd.llm.local import LocalLlm
 from fayd.llm.text import SentenceSplitter
 from fayd.models import resolve
-from fayd.service.harness import DaemonProcess
 from fayd.speech.asr import WhisperAsr
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
+from fayd.testing.harness import DaemonProcess
 
 QUESTIONS = [
     "What is the weather like today?",

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from fayd.models import resolve
-from fayd.service.harness import DaemonProcess, free_port
 from fayd.speech.audio import pcm16_to_float, resample
+from fayd.testing.harness import DaemonProcess, free_port
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
 needs_mosquitto = pytest.mark.skipif(

@@ -5,14 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.chat import Agent, Turn
+from fayd.agent.chat import Chat
+from fayd.agent.turn import Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.store import Store, records
 from tests.test_memory_extract import wait_until
 
 
 def test_prompt_order_keeps_the_stable_part_first() -> None:
-    agent = Agent(None, None, AgentConfig(persona="You are Fay."), LlmConfig())  # type: ignore[arg-type]
+    agent = Chat(None, None, AgentConfig(persona="You are Fay."), LlmConfig())  # type: ignore[arg-type]
     plain = agent.messages([], "Hi")
     assert plain == [
         {"role": "system", "content": "You are Fay."},
@@ -60,7 +61,7 @@ async def test_a_held_turn_pauses_the_model_between_tokens(tmp_path: Path, local
     model = CountingModel(local_llm)
     store = Store(tmp_path / "f.db")
     cfg = LlmConfig(max_tokens=40, temperature=0.0)
-    agent = Agent(model, store, AgentConfig(extract_every_turns=0), cfg)
+    agent = Chat(model, store, AgentConfig(extract_every_turns=0), cfg)
     turn = Turn(user="ann", device="d1", question="Tell me a short story about a cat.")
     with turn.hold_model():  # as while the first sentence is being synthesised
         reading = asyncio.create_task(say_turn(agent, turn))
@@ -73,14 +74,14 @@ async def test_a_held_turn_pauses_the_model_between_tokens(tmp_path: Path, local
     store.close()
 
 
-async def say_turn(agent: Agent, turn: Turn) -> None:
+async def say_turn(agent: Chat, turn: Turn) -> None:
     async for _ in agent.reply(turn):
         pass
 
 
 @pytest.mark.models
 async def test_the_first_sentence_is_synthesised_while_the_model_waits(piper_tts) -> None:
-    from fayd.devices.reply import ReplyOutput
+    from fayd.agent.output import ReplyOutput
 
     class Frames:
         def send(self, device: str, frame: object) -> bool:

@@ -123,8 +123,9 @@ async def test_events_become_tagged_nodes_once(store: Store) -> None:
     assert not await rememberer._one_batch()  # marked: nothing is remembered twice
 
 
-def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
-    env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+def devices_cli(state: Path):
+    """``fayd devices …`` on the state folder ``state``, without a daemon."""
+    env = {"FAYD_PATHS_STATE_DIR": str(state), "PATH": "/usr/bin:/bin"}
 
     def fayd(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -134,6 +135,12 @@ def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
             text=True,
             timeout=60,
         )
+
+    return fayd
+
+
+def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
+    fayd = devices_cli(tmp_path)
 
     done = fayd("set", "kitchen-1", "user=ann", "volume=70", "wake=on", "barge_in=off")
     assert done.returncode == 0, done.stderr
@@ -148,16 +155,7 @@ def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
 
 
 def test_keys_add_list_remove_without_the_daemon(tmp_path: Path) -> None:
-    env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-
-    def fayd(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "fayd", "devices", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    fayd = devices_cli(tmp_path)
 
     added = fayd("add", "porch-1")
     assert added.returncode == 0, added.stderr

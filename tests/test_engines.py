@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.engines import check_choices, load_engines
 from fayd.config import load_config
 from fayd.errors import ConfigError
+from fayd.service.engines import check_choices, load_engines
 
 
 @pytest.mark.parametrize(

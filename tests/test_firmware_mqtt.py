@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from fayd.agent.expression import load_rules
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 
 from .conftest import FIRMWARE, FirmwareProcess
 

@@ -22,7 +22,7 @@ import pytest
 from fayd.auth import ota_signature, read_token
 from fayd.devices.ota import DeviceRefused, OtaFile, OtaManager
 from fayd.protocol import Topics
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 from fayd.transport.mqtt import MqttLink
 
 from .conftest import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython

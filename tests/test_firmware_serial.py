@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 
 from .conftest import FirmwareProcess
 from .test_firmware_mqtt import SERVOS

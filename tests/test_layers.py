@@ -1,9 +1,19 @@
-"""Imports point one way: wire data → transports/store → engines → agent → devices →
-service → cli. A module may import from its own layer or a lower one, never a higher one."""
+"""The plan of the house, checked against the code (docs/architecture.md draws it):
+
+- imports point one way: wire data → store/auth/transport → engines → memory → agent and
+  devices → mcp → service → cli; a module imports its own layer or a lower one;
+- the agent and the device side never import each other: they meet through ports that
+  ``fayd.service`` wires;
+- no two modules import each other, directly or round a loop (imports inside functions and
+  under TYPE_CHECKING count: hiding one there does not remove the cycle);
+- no class grows past 20 methods, and no engine is typed ``Any``.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "fayd"
@@ -11,6 +21,7 @@ PACKAGE = Path(__file__).parents[1] / "fayd"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "beat": 0,
     "protocol": 1,
     "store": 2,
     "auth": 2,
@@ -21,13 +32,54 @@ LAYERS = {
     "embedding": 3,
     "memory": 4,
     "agent": 5,
+    "devices": 5,
     "mcp": 6,
-    "devices": 6,
-    "care": 6,
     "service": 7,
     "cli": 8,
     "testing": 8,  # support for tests and benchmarks: may use any layer, the daemon none
 }
+#: Packages of one layer that must not import each other.
+STRANGERS = [("agent", "devices")]
+MAX_METHODS = 20
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its ``__init__``)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imports(path: Path, name: str, known: dict[str, Path]) -> Iterator[str]:
+    """The fayd modules ``path`` imports, anywhere in it (``from a import b`` is the module
+    ``a.b`` when there is one, else ``a``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        else:
+            continue
+        yield from (t for t in targets if t.startswith("fayd.") or t == "fayd")
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {
+        name: {t for t in imports(path, name, known) if t in known and t != name}
+        for name, path in known.items()
+    }
 
 
 def layer_of(module: str) -> int | None:
@@ -39,25 +91,103 @@ def layer_of(module: str) -> int | None:
 
 def test_imports_point_one_way() -> None:
     wrong = []
-    for path in PACKAGE.rglob("*.py"):
-        rel = path.relative_to(PACKAGE.parent).with_suffix("")
-        own = layer_of(".".join(rel.parts))
-        if own is None:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                targets = [node.module]
-            elif isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            else:
-                continue
-            for target in targets:
-                theirs = layer_of(target)
-                if theirs is not None and theirs > own:
-                    wrong.append(f"{rel} (layer {own}) imports {target} (layer {theirs})")
-    assert not wrong, "\n".join(wrong)
+    for name, targets in graph().items():
+        own = layer_of(name)
+        for target in targets:
+            theirs = layer_of(target)
+            if own is not None and theirs is not None and theirs > own:
+                wrong.append(f"{name} (layer {own}) imports {target} (layer {theirs})")
+    assert not wrong, "\n".join(sorted(wrong))
 
 
-def test_every_package_folder_has_a_layer() -> None:
+def test_the_agent_and_the_devices_meet_only_through_ports() -> None:
+    wrong = []
+    for a, b in STRANGERS:
+        for name, targets in graph().items():
+            for one, other in ((a, b), (b, a)):
+                if name.startswith(f"fayd.{one}"):
+                    wrong += [
+                        f"{name} imports {t}" for t in targets if t.startswith(f"fayd.{other}")
+                    ]
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_cycles() -> None:
+    edges = graph()
+    # A package's __init__ re-exports its modules: importing the package from one of its own
+    # modules would be a cycle, so the edges from a package to its own modules are kept.
+    assert cycles(edges) == []
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_every_package_folder_has_a_layer_and_every_layer_exists() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    files = {p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")}
     assert folders <= set(LAYERS), folders - set(LAYERS)
+    assert set(LAYERS) <= folders | files, set(LAYERS) - folders - files
+
+
+def test_no_class_has_more_than_20_methods() -> None:
+    big = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = [
+                    n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                ]
+                if len(methods) > MAX_METHODS:
+                    big.append(f"{name}.{node.name}: {len(methods)}")
+    assert not big, big
+
+
+ENGINE_WORDS = r"(asr|tts|llm|vad|embedder|engine|engines|wake|onset|detector|model)"
+
+
+def test_no_engine_is_typed_any() -> None:
+    """A parameter, attribute or field named like an engine has a real type (a Protocol)."""
+    pattern = re.compile(rf"\b{ENGINE_WORDS}\s*:\s*Any\b")
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}"
+        for path in PACKAGE.rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, "\n".join(found)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.chat import Agent
+from fayd.agent.chat import Chat
 from fayd.config import AgentConfig, LlmConfig
 from fayd.llm.kvshift import MIN_REUSED, PROBE, skipped_block
 from fayd.store import Store
@@ -63,7 +63,7 @@ async def tokens_read_after_a_fall_back(llm, local_llm, db: Path, monkeypatch) -
 
     store = Store(db)
     cfg = AgentConfig(history_turns=2, extract_every_turns=0)
-    agent = Agent(llm, store, cfg, LlmConfig(max_tokens=16, temperature=0.0))
+    agent = Chat(llm, store, cfg, LlmConfig(max_tokens=16, temperature=0.0))
     local_llm._llm.reset()
     for i in range(4):  # windows of 0, 1, 2 and 3 exchanges; the next falls back to 2
         await say(agent, f"Tell me one thing about rose number {i} in my garden.")

@@ -19,7 +19,7 @@ import pytest
 from fayd.errors import LinkError, ModelError
 from fayd.llm.remote import LlmUnreachable, RemoteLlm
 from fayd.models import resolve
-from fayd.service.harness import free_port
+from fayd.testing.harness import free_port
 
 API_KEY = "fayd-test-key"
 QUESTION = [{"role": "user", "content": "Name three colours."}]

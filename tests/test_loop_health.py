@@ -13,9 +13,11 @@ import httpx
 import pytest
 import uvicorn
 
-from fayd.agent.engines import Engines
 from fayd.config import load_config
-from fayd.devices.hub import DeviceHub, db_files
+from fayd.devices.hub import DeviceHub
+from fayd.devices.microphones import Microphones
+from fayd.devices.ports import VoiceModels
+from fayd.devices.registry import DeviceRegistry, db_files
 from fayd.models import resolve
 from fayd.protocol import AudioChunk
 from fayd.service.api import ApiServer, QuietServer, build_app
@@ -86,11 +88,25 @@ class Frames:
 def test_a_devices_first_audio_loads_its_models_off_the_loop(tmp_path: Path) -> None:
     cfg = load_config(environ={"FAYD_PATHS_STATE_DIR": str(tmp_path)})
     store = Store(tmp_path / "fayd.db")
-    engines = Engines(vad_path=resolve("vad").files["model"])
+    models = VoiceModels(vad_path=resolve("vad").files["model"])
+
+    class Silent:
+        """The agent's side of the Listener port: nobody is being answered."""
+
+        def speaking(self, device: str) -> bool:
+            return False
+
+        def playing_until(self, device: str) -> float:
+            return 0.0
+
+        def heard_early(self, device: str, speech: object) -> None:
+            pass
 
     async def scenario() -> tuple[int, DeviceHub]:
-        hub = DeviceHub(cfg, store, engines, None, Frames())  # type: ignore[arg-type]
-        assert not hub.busy
+        mics = Microphones(models, cfg.speech, Silent())  # type: ignore[arg-type]
+        registry = DeviceRegistry(store, Frames())
+        hub = DeviceHub(store, registry, mics, Silent(), None, Frames())  # type: ignore[arg-type]
+        assert not hub.talking
         ticks, stop = 0, False
 
         async def ticker() -> None:
@@ -113,12 +129,12 @@ def test_a_devices_first_audio_loads_its_models_off_the_loop(tmp_path: Path) -> 
         during, hub = asyncio.run(scenario())
     finally:
         store.close()
-    state = hub.devices["mic-1"]
-    assert state.voice is not None and state.voice.received == 1  # the frame reached a VAD
-    assert state.onset is not None  # barge-in is on by default
+    mic = hub.microphones.mics["mic-1"]
+    assert mic.voice.received == 1  # the frame reached a VAD
+    assert mic.onset is not None  # barge-in is on by default
     # Loaded on the loop, the models would have kept every other task waiting meanwhile.
     assert during > 0
-    assert hub.busy  # a device talks: the loop lag monitor samples closely
+    assert hub.talking  # a device talks: the loop lag monitor samples closely
 
 
 class StatusOnly:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.chat import Agent, Turn
+from fayd.agent.chat import Chat
+from fayd.agent.turn import Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.llm.local import Preempted, PriorityGate
 from fayd.llm.remote import RemoteLlm
@@ -22,8 +23,8 @@ from fayd.memory import Memory, extract, quarantine
 from fayd.memory.budget import estimate_tokens
 from fayd.memory.documents import Documents
 from fayd.memory.extract import Item
-from fayd.service.harness import free_port
 from fayd.store import Store, records
+from fayd.testing.harness import free_port
 from tests.test_llm_remote import API_KEY, server  # noqa: F401  (the server fixture)
 
 NOW = 1_780_000_000.0
@@ -438,12 +439,12 @@ def test_the_remote_model_takes_background_calls_and_gives_way(server: str) -> N
 # --- the trigger in the agent -------------------------------------------------------------
 
 
-def make_agent(store: Store, llm, memory: Memory, every: int) -> Agent:
+def make_agent(store: Store, llm, memory: Memory, every: int) -> Chat:
     cfg = AgentConfig(extract_every_turns=every, history_turns=2, memory_tokens=64)
-    return Agent(llm, store, cfg, LlmConfig(max_tokens=12, temperature=0.0), memory)
+    return Chat(llm, store, cfg, LlmConfig(max_tokens=12, temperature=0.0), memory)
 
 
-async def say(agent: Agent, question: str) -> Turn:
+async def say(agent: Chat, question: str) -> Turn:
     turn = Turn(user="Ann", device="d1", question=question)
     async for _ in agent.reply(turn):
         pass
@@ -494,11 +495,12 @@ async def test_a_users_turn_is_not_queued_behind_an_extraction(
 
 @pytest.mark.models
 async def test_a_devices_turn_holds_background_work_from_start_to_end(local_llm) -> None:
-    from fayd.agent.engines import Engines
-    from fayd.devices.conversation import Conversation, Gates
+    from fayd.agent import AgentEngines
+    from fayd.agent.conversation import Conversation
+    from fayd.agent.listening import Gates
 
     conversation = Conversation(
-        "d1", Engines(llm=local_llm), None, None, Gates(), lambda: "Ann", lambda: None
+        "d1", None, AgentEngines(llm=local_llm), None, Gates(), lambda: "Ann", lambda: None
     )  # type: ignore[arg-type]
     seen: list[bool] = []
 

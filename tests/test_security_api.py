@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from fayd.auth import TOKEN_FILE, read_token
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 
 ROUTES = [
     ("GET", "/api/status", None),

@@ -15,7 +15,7 @@ import pytest
 
 from fayd.auth import mqtt_password
 from fayd.protocol import SensorEvent, Topics, encode
-from fayd.service.harness import DaemonProcess
+from fayd.testing.harness import DaemonProcess
 from fayd.transport.mqtt import parse_mqtt_url
 
 from .conftest import FIRMWARE_LIB, FirmwareProcess, micropython

@@ -1,5 +1,11 @@
-"""The conversation: prompt assembly, the model's reply, the stored exchange."""
+"""The whole turn, from an utterance (speech already cut by a device's VAD, or text) to the
+frames that answer it: transcription, the model's reply with memory, expression (Action and
+Sentiment), speech and lip track. :class:`Dialogue` is the entry point; it talks to devices
+only through its ports (``fayd.agent.ports``, and the Sender)."""
 
-from fayd.agent.chat import Agent, Turn
+from fayd.agent.chat import Chat
+from fayd.agent.dialogue import Dialogue
+from fayd.agent.ports import AgentEngines, Devices
+from fayd.agent.turn import Turn
 
-__all__ = ["Agent", "Turn"]
+__all__ = ["AgentEngines", "Chat", "Devices", "Dialogue", "Turn"]

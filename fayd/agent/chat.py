@@ -1,21 +1,20 @@
-"""A conversation turn: persona + history + question → the model's reply, sentence by
-sentence, with <think> content removed; the exchange is stored when the turn ends, and
+"""The model's side of a turn: persona + history + memory + question → the reply, sentence
+by sentence, with <think> content removed; the exchange is stored when the turn ends, and
 every ``extract_every_turns`` turns the model notes what it learnt (in the background)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
+from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, ModelError
+from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.memory import Memory, extract
 from fayd.memory.budget import context_size, counter
@@ -35,54 +34,12 @@ LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not an
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
 _DONE = object()
-#: The longest the model waits for a held turn (a safety net: the holder always releases).
-MAX_HOLD_S = 2.0
 
 
-def _set_event() -> threading.Event:
-    event = threading.Event()
-    event.set()
-    return event
-
-
-@dataclass
-class Turn:
-    """One exchange, filled in as it runs; ``timings`` are milliseconds from ``started``."""
-
-    user: str
-    device: str
-    question: str
-    source: str = "text"
-    started: float = field(default_factory=time.monotonic)
-    timings: dict[str, float] = field(default_factory=dict)
-    sentences: list[str] = field(default_factory=list)
-    stop: threading.Event = field(default_factory=threading.Event)
-    #: Cleared while the first sentence is being synthesised: the model waits between tokens
-    #: so that speech, the thing the user is waiting for, has the CPU (``hold_model``).
-    model_may_run: threading.Event = field(default_factory=_set_event)
-
-    @contextlib.contextmanager
-    def hold_model(self) -> Iterator[None]:
-        """The model pauses between tokens until the block ends (at most ``MAX_HOLD_S``)."""
-        self.model_may_run.clear()
-        try:
-            yield
-        finally:
-            self.model_may_run.set()
-
-    def mark(self, name: str) -> None:
-        """Record the first time ``name`` happened."""
-        self.timings.setdefault(name, round((time.monotonic() - self.started) * 1000, 1))
-
-    @property
-    def answer(self) -> str:
-        return " ".join(self.sentences)
-
-
-class Agent:
+class Chat:
     def __init__(
         self,
-        llm: Any,
+        llm: ChatLlm | None,
         store: Store,
         agent: AgentConfig,
         llm_cfg: LlmConfig,

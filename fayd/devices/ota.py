@@ -19,9 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayd.devices.reply import Sender
 from fayd.errors import FaydError
-from fayd.protocol import Command
+from fayd.protocol import Command, Sender
 
 log = logging.getLogger(__name__)
 

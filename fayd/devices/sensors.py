@@ -15,13 +15,13 @@ import logging
 import math
 import re
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from fayd.devices.reply import Sender
 from fayd.memory import Memory, NewNode, normalize_tags
 from fayd.memory.errors import BadInput
-from fayd.protocol import Ack, SensorEvent
+from fayd.protocol import Ack, Sender, SensorEvent
 from fayd.store import Store
 from fayd.store import devices_records as reg
 
@@ -47,7 +47,9 @@ EARLIEST_TS = 1_577_836_800
 
 
 class EventWriter:
-    def __init__(self, store: Store, sender: Sender, on_stored: Any = None) -> None:
+    def __init__(
+        self, store: Store, sender: Sender, on_stored: Callable[[], None] | None = None
+    ) -> None:
         self.store = store
         self.sender = sender
         self.on_stored = on_stored

@@ -4,11 +4,11 @@ float32 samples), final ones and, after a short pause, provisional ones."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import numpy as np
 
 from fayd.protocol import AudioChunk
+from fayd.speech import SpeechSegment, Vad
 from fayd.speech.audio import pcm16_to_float, resample
 
 log = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ ASR_RATE = 16000
 class VoiceInput:
     """Feeds one device's audio to its own VAD (VAD state is per stream of audio)."""
 
-    def __init__(self, device: str, vad: Any) -> None:
+    def __init__(self, device: str, vad: Vad) -> None:
         self.device = device
         self.vad = vad
         self.stream: int | None = None
@@ -28,7 +28,7 @@ class VoiceInput:
         self.received = 0
         self.lost = 0
 
-    def accept(self, chunk: AudioChunk, samples: np.ndarray | None = None) -> list[Any]:
+    def accept(self, chunk: AudioChunk, samples: np.ndarray | None = None) -> list[SpeechSegment]:
         """The utterances this frame completes (usually none). ``samples``: the frame
         already converted by :meth:`samples_16k`, if the caller has it."""
         self.received += 1
@@ -47,7 +47,7 @@ class VoiceInput:
             self.stream = None
         return segments
 
-    def provisional(self) -> Any:
+    def provisional(self) -> SpeechSegment | None:
         """The utterance so far when the speaker has paused (see SileroVad.provisional)."""
         return self.vad.provisional()
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+from fayd.speech import WakeDetector
 
 #: How long after the wake word (or after fayd finished speaking) speech is answered
 #: without saying the wake word again.
@@ -20,7 +21,7 @@ FOLLOW_UP_S = 8.0
 class WakeGate:
     def __init__(
         self,
-        detector: Any,
+        detector: WakeDetector,
         follow_up_s: float = FOLLOW_UP_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:

@@ -17,9 +17,12 @@ in view: the reply is not bit-identical to a fresh read of the shorter prompt.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # the runtime import waits until a shift is needed
+    import llama_cpp
 
 #: Tokens of the prompt that must be found again after the gap (a chance match of a few
 #: tokens, e.g. a repeated phrase, must not cut the cache).
@@ -58,7 +61,7 @@ def skipped_block(cached: Sequence[int], prompt: Sequence[int]) -> tuple[int, in
     return start, best[1], best[0]
 
 
-def drop_block(llm: Any, prompt: Sequence[int]) -> int:
+def drop_block(llm: llama_cpp.Llama, prompt: Sequence[int]) -> int:
     """Close the gap :func:`skipped_block` finds between ``llm``'s cache (a
     ``llama_cpp.Llama``, sequence 0) and ``prompt``; returns the tokens dropped (0: none).
     Uses llama-cpp-python 0.3.36's ``_ctx``, ``input_ids`` and ``n_tokens``."""

@@ -8,7 +8,8 @@ English, and Chinese packs ~1.5 characters a token, so the guess errs long, neve
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+from fayd.llm import ChatLlm
 
 CountTokens = Callable[[str], int]
 
@@ -18,11 +19,11 @@ def estimate_tokens(text: str) -> int:
     return (len(text) - cjk) // 3 + cjk + 1
 
 
-def counter(llm: Any) -> CountTokens:
+def counter(llm: ChatLlm | None) -> CountTokens:
     count = getattr(llm, "count_tokens", None)
     return count if callable(count) else estimate_tokens
 
 
-def context_size(llm: Any, default: int = 2048) -> int:
+def context_size(llm: ChatLlm | None, default: int = 2048) -> int:
     value = getattr(llm, "n_ctx", None)
     return int(value) if isinstance(value, int) and value > 0 else default

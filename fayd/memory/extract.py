@@ -27,6 +27,7 @@ from typing import Any
 
 import sqlite_utils
 
+from fayd.llm import ChatLlm
 from fayd.memory import documents as docs
 from fayd.memory import quarantine
 from fayd.memory.budget import CountTokens, context_size, counter
@@ -338,7 +339,7 @@ def write_held(
 
 def run_extraction(
     store: Any,
-    llm: Any,
+    llm: ChatLlm | None,
     username: str,
     conversation: int,
     turns: int,

@@ -13,6 +13,7 @@ import logging
 import re
 from typing import Any
 
+from fayd.llm import ChatLlm
 from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
 from fayd.memory.per_user import for_each_user
@@ -70,7 +71,12 @@ def fit_chars(text: str, limit: int = MAX_CHARS) -> str:
 
 
 def portrait_user(
-    memory: Any, llm: Any, username: str, since: float, now: float, agent_name: str = "Fay"
+    memory: Any,
+    llm: ChatLlm | None,
+    username: str,
+    since: float,
+    now: float,
+    agent_name: str = "Fay",
 ) -> dict[str, Any]:
     talk = conversations(memory, username, since, now)
     if not talk:
@@ -105,7 +111,7 @@ def portrait_user(
 
 
 def run_portrait(
-    memory: Any, llm: Any, now: float, since: float | None, agent_name: str = "Fay"
+    memory: Any, llm: ChatLlm | None, now: float, since: float | None, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """The job: every user with conversations since the last run (else the last day)."""
 

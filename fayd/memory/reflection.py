@@ -18,6 +18,7 @@ import logging
 from datetime import datetime as dt
 from typing import Any
 
+from fayd.llm import ChatLlm
 from fayd.memory.budget import context_size, counter
 from fayd.memory.nodes import FAY_TIME, NewNode
 from fayd.memory.per_user import for_each_user
@@ -115,7 +116,7 @@ def parse_insights(answer: str) -> list[str]:
 
 
 def reflect_user(
-    memory: Any, llm: Any, username: str, now: float, agent_name: str = "Fay"
+    memory: Any, llm: ChatLlm | None, username: str, now: float, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """Reflect on one user's memories; returns what was written (or why not)."""
     anchor = anchor_for(now).format(user=username)
@@ -166,7 +167,7 @@ def reflect_user(
 
 
 def run_reflection(
-    memory: Any, llm: Any, now: float, since: float | None, agent_name: str = "Fay"
+    memory: Any, llm: ChatLlm | None, now: float, since: float | None, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """The job: every user with at least MIN_NEW new nodes since the last run."""
     return for_each_user(

@@ -18,6 +18,7 @@ from fayd.protocol.frames import (
     TextIn,
     check_device_id,
 )
+from fayd.protocol.ports import Sender
 from fayd.protocol.topics import Topics
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Hello",
     "Human",
     "Presence",
+    "Sender",
     "SensorEvent",
     "TextIn",
     "Topics",

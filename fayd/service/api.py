@@ -45,7 +45,7 @@ class QuietServer(uvicorn.Server):
 
     async def main_loop(self) -> None:
         # uvicorn's tick wakes the process to notice a shutdown and refresh the Date header;
-        # an idle daemon should sleep (see fayd.transport.beat), so exit() wakes this
+        # an idle daemon should sleep (see fayd.beat), so exit() wakes this
         # instead and the app sends no Date header (see ApiServer.run).
         while not await self.on_tick(0):
             with contextlib.suppress(TimeoutError):

@@ -18,22 +18,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from fayd import __version__
-from fayd.agent import Agent, Turn
-from fayd.agent.engines import Engines, load_engines
-from fayd.agent.expression import load_rules
 from fayd.auth import ensure_token, verify_ota_signature
 from fayd.config import Config
-from fayd.devices.hub import DeviceHub
-from fayd.devices.ota import OtaError, OtaFile, OtaManager
+from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError
-from fayd.memory import ImportanceScorer, Memory, MemoryConfig
-from fayd.memory.jobs import run_jobs_forever
-from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Topics
 from fayd.service.api import ApiServer, build_app
+from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor
+from fayd.service.wiring import Parts, build
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
@@ -97,6 +92,7 @@ class Daemon:
         self.started_at = time.time()
         self.ready = False
         self.engines = Engines()
+        self.parts: Parts | None = None
         self.broker: EmbeddedBroker | None = None
         self.store: Store | None = None
         self.loop_lag = LoopLag()
@@ -130,8 +126,8 @@ class Daemon:
             log.info("stopping")
             self.notifier.stopping()
             await self.supervisor.stop()
-            if hasattr(self, "agent"):
-                await self.agent.close()
+            if self.parts is not None:
+                await self.parts.dialogue.close()
             with contextlib.suppress(FileNotFoundError):
                 cfg.runtime_path.unlink()
             await asyncio.to_thread(self.store.close)
@@ -141,9 +137,8 @@ class Daemon:
     async def _start_components(self, stop: asyncio.Event) -> None:
         cfg, store = self.cfg, self.store
         assert store is not None
-        topics = Topics(cfg.mqtt.prefix)
         self.link = MqttLink(
-            topics,
+            Topics(cfg.mqtt.prefix),
             self._inbound,
             # Not guessable from `fayd status` (an external broker without
             # use_username_as_clientid would let a client with that id kick fayd off).
@@ -152,17 +147,6 @@ class Daemon:
             password=cfg.mqtt.password,
             keepalive=cfg.mqtt.keepalive_s,
             queue_size=cfg.mqtt.queue_size,
-        )
-        memory = None
-        if self.engines.embedder is not None:
-            memory = Memory(
-                store,
-                self.engines.embedder,
-                ImportanceScorer(self.engines.llm),
-                MemoryConfig(default_user=cfg.agent.default_user),
-            )
-        self.agent = Agent(
-            self.engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks"
         )
         self.serial = None
         if cfg.serial.enabled:
@@ -174,12 +158,9 @@ class Daemon:
                 queue_size=cfg.serial.queue_size,
                 max_backoff=cfg.serial.max_backoff_s,
             )
-        rules = load_rules(cfg.agent.action_rules or None)
-        sender = Router(self.link, self.serial)
-        self.hub = DeviceHub(cfg, store, self.engines, self.agent, sender, rules, memory)
-        self.loop_lag.busy = lambda: self.hub.busy
-        await self.hub.load_known()
-        self.ota = OtaManager(sender)
+        parts = self.parts = build(cfg, store, self.engines, Router(self.link, self.serial))
+        self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
+        await parts.registry.load_known()
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
         self.api = ApiServer(build_app(self), cfg.api.host, cfg.api.port, token)
 
@@ -190,15 +171,8 @@ class Daemon:
             self.link.username, self.link.password = self.broker.credentials
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
-        self.supervisor.start("hub", self.hub.run)
-        if memory is not None:  # reflection (23:00) and portrait (11:30), once when overdue
-            llm, name = self.engines.llm, cfg.agent.agent_name
-            self.supervisor.start(
-                "memory_jobs", lambda: run_jobs_forever(memory, llm, agent_name=name)
-            )
-            # Nodes without a vector of the current embedding model (it changed): embedded
-            # again in the background, once; the task returns when they are done.
-            self.supervisor.start("memory_reembed", lambda: reembed_in_background(memory))
+        for name, task in parts.tasks(cfg, self.engines).items():
+            self.supervisor.start(name, task)
         if self.serial is not None:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
@@ -255,9 +229,11 @@ class Daemon:
         return {"broker": "embedded", "accounts": await self.broker.reload()}
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
-        if self.ota.watching(device):  # acks and hellos of a firmware update
-            self.ota.observe(device, kind, payload)
-        await self.hub.inbound(device, kind, payload)
+        assert self.parts is not None
+        ota = self.parts.ota
+        if ota.watching(device):  # acks and hellos of a firmware update
+            ota.observe(device, kind, payload)
+        await self.parts.hub.inbound(device, kind, payload)
 
     async def _broker_url(self) -> str:
         if self.broker is None:
@@ -289,14 +265,15 @@ class Daemon:
     def _summary(self) -> str:
         missing = ", ".join(sorted(self.engines.problems))
         broker = "connected" if self.link.status.connected else "connecting"
-        text = f"serving; broker {broker}; {len(self.hub.devices)} devices"
+        assert self.parts is not None
+        text = f"serving; broker {broker}; {len(self.parts.registry.states)} devices"
         return f"{text}; missing models: {missing}" if missing else text
 
     async def status(self, lag_since: float = 0.0) -> dict[str, Any]:
-        assert self.store is not None
+        assert self.store is not None and self.parts is not None
         devices = await self.store.run(records.list_devices)
         for device in devices:
-            device.update(self.hub.live_status(device["id"]))
+            device.update(self.parts.device_status(device["id"]))
         models = {
             role: {
                 "ok": role not in self.engines.problems,
@@ -317,7 +294,7 @@ class Daemon:
             "models": models,
             "devices": devices,
             "components": self.supervisor.status(),
-            "frames": self.hub.stats(),
+            "frames": self.parts.frame_stats(),
             "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
         }
@@ -342,20 +319,16 @@ class Daemon:
             raise LookupError(f"no device {device!r} has said hello")
         if not row["online"]:
             raise LookupError(f"{device} is offline")
-        return await self.ota.push(device, version, files, signature)
+        assert self.parts is not None
+        return await self.parts.ota.push(device, version, files, signature)
 
     async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]:
-        """A text turn from the CLI; spoken on ``device`` when one is named."""
-        user = user or self.cfg.agent.default_user
-        if device is not None:
-            state = self.hub.devices.get(device)
-            if state is None:
-                raise LookupError(f"no device {device!r} has said hello")
-            turn = Turn(user=user, device=device, question=text)
-            conversation = self.hub.conversation(state)
-            await conversation.run_turn(lambda: conversation.speak(turn))
-        else:
-            turn = Turn(user=user, device="cli", question=text)
-            async for _ in self.agent.reply(turn):
-                pass
+        """A typed turn from the API (``fayd say``/``chat``): the agent's one way of running
+        a turn, spoken on ``device`` when one is named."""
+        assert self.parts is not None
+        if device is not None and device not in self.parts.registry.states:
+            raise LookupError(f"no device {device!r} has said hello")
+        turn = await self.parts.dialogue.say(text, user, device)
+        if turn is None:
+            raise LookupError("the turn was interrupted or failed; see the log")
         return {"reply": turn.answer, "sentences": turn.sentences, "timings": turn.timings}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fayd.transport.beat import until_beat
+from fayd.beat import until_beat
 
 
 class LoopLag:
@@ -33,7 +33,7 @@ class LoopLag:
 
     async def run(self) -> None:
         while True:
-            # Idle, it wakes with the other pollers (see fayd.transport.beat).
+            # Idle, it wakes with the other pollers (see fayd.beat).
             delay = self.interval_s if self.busy() else until_beat(self.idle_interval_s)
             due = time.perf_counter() + delay
             await asyncio.sleep(delay)

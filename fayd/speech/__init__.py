@@ -1,6 +1,6 @@
 """Speech: audio helpers, VAD, ASR and TTS, and the Protocols their callers rely on (Asr,
-Tts, Vad). Model runtimes are imported only when a model object is built, so importing this
-package stays cheap."""
+Tts, Vad, WakeDetector, OnsetDetector). Model runtimes are imported only when a model object
+is built, so importing this package stays cheap."""
 
 from fayd.speech.asr import WhisperAsr
 from fayd.speech.audio import (
@@ -12,18 +12,20 @@ from fayd.speech.audio import (
     resample,
     write_wav,
 )
-from fayd.speech.ports import Asr, Tts, Vad
+from fayd.speech.ports import Asr, OnsetDetector, Tts, Vad, WakeDetector
 from fayd.speech.tts import PiperTts
 from fayd.speech.vad import SileroVad, SpeechSegment, validate_vad_file
 
 __all__ = [
     "VISEMES",
     "Asr",
+    "OnsetDetector",
     "PiperTts",
     "SileroVad",
     "SpeechSegment",
     "Tts",
     "Vad",
+    "WakeDetector",
     "WhisperAsr",
     "float_to_pcm16",
     "lips_track",

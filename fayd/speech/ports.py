@@ -48,3 +48,28 @@ class Vad(Protocol):
     def provisional(self, silence_ms: int = 250) -> SpeechSegment | None:
         """The utterance so far once its speaker has paused, offered once per pause."""
         ...
+
+
+class WakeDetector(Protocol):
+    """Spots a wake word in one audio stream (:class:`fayd.speech.wake.WakeWord`)."""
+
+    #: The wake word's name ("hey_jarvis"): its phrase is removed from the transcript.
+    name: str
+    #: True when the last ``accept`` call heard the wake word.
+    detected: bool
+
+    def accept(self, samples: np.ndarray) -> float:
+        """Feed 16 kHz float32 audio; the highest score among the frames it completed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class OnsetDetector(Protocol):
+    """Notices the user starting to speak over fayd (:class:`fayd.speech.vad.SpeechOnset`)."""
+
+    def accept(self, samples: np.ndarray) -> bool:
+        """Feed 16 kHz float32 audio; True once speech has started (until ``reset``)."""
+        ...
+
+    def reset(self) -> None: ...

@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from fayd.transport.beat import until_beat
+from fayd.beat import until_beat
 from fayd.transport.serial import DEFAULT_BAUDRATE, Inbound, SerialLink
 
 log = logging.getLogger(__name__)

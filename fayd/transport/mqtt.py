@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 import aiomqtt
 import paho.mqtt.client as paho
 
+from fayd.beat import until_beat
 from fayd.errors import ConfigError
 from fayd.protocol import AudioChunk, Topics, encode
-from fayd.transport.beat import until_beat
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def no_delay(client: aiomqtt.Client) -> None:
 class QuietClient(aiomqtt.Client):
     """aiomqtt's client with paho's housekeeping (the keepalive ping and its timeout) run
     every ``misc_s`` seconds on the pollers' beat, not every second on its own: an idle
-    daemon's CPU is its wake-ups (fayd.transport.beat), and a 30 s keepalive needs a look
+    daemon's CPU is its wake-ups (fayd.beat), and a 30 s keepalive needs a look
     every few seconds at most. Overrides aiomqtt's private ``_misc_loop`` (aiomqtt 2.x)."""
 
     def __init__(self, *args: Any, misc_s: float = 1.0, **kwargs: Any) -> None:

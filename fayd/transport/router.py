@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-
-class Link(Protocol):
-    def send(self, device: str, frame: object) -> bool: ...
+from fayd.protocol import Sender
 
 
-class Ports(Link, Protocol):
+class Ports(Sender, Protocol):
     def owns(self, device: str) -> bool: ...
 
 
 class Router:
-    def __init__(self, mqtt: Link, serial: Ports | None = None) -> None:
+    def __init__(self, mqtt: Sender, serial: Ports | None = None) -> None:
         self.mqtt = mqtt
         self.serial = serial
 

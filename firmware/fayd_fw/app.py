@@ -155,9 +155,11 @@ class Device:
             action=action and list(action),
             lips=len(d.get("Lips") or ()),
         )
-        # A speaker moves with its speech (audio chunks); a silent robot with the text.
+        # A speaker moves with its speech (audio chunks); a silent robot with the text. A
+        # text frame with an action and no text is a bare action (a skill's): any robot.
         motion_key = "audio" if self.speaker else "text"
-        if action and self.robot and key == motion_key:
+        bare = key == "text" and not text and not d.get("IsEnd")
+        if action and self.robot and (key == motion_key or bare):
             self.robot.act(action)
         if self.screen:
             if key == "text" and text:

@@ -1,5 +1,6 @@
-"""Delivers a reply to a device: `human` text frames for every device, and for speakers
-each sentence as speech (TTS → audio frames, with Fay's audio `human` frame before it)."""
+"""Delivers a reply to a device: `human` text frames for every device with Sentiment and
+Action (seed 000), and for speakers each sentence as speech and a lip track (TTS → audio
+frames, with Fay's audio `human` frame before it)."""
 
 from __future__ import annotations
 
@@ -7,25 +8,22 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Any
 
-from fayd.agent import Turn
 from fayd.agent.expression import ActionRules, sentiment
-from fayd.protocol import AudioChunk, Human, chunk_pcm
+from fayd.agent.turn import Turn
+from fayd.protocol import AudioChunk, Human, Sender, chunk_pcm
+from fayd.speech import Tts
 from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
 
 log = logging.getLogger(__name__)
-
-
-class Sender(Protocol):
-    def send(self, device: str, frame: object) -> bool: ...
 
 
 class ReplyOutput:
     def __init__(
         self,
         sender: Sender,
-        tts: Any,
+        tts: Tts | None,
         device: str,
         out_rate: int | None,
         rules: ActionRules | None = None,
@@ -61,6 +59,7 @@ class ReplyOutput:
                 self.sender.send(self.device, end)
 
     def _rate(self) -> int:
+        assert self.tts is not None  # only a speaker has a rate
         return self.out_rate or self.tts.sample_rate
 
     def _expression(self, sentence: str) -> dict[str, Any]:

@@ -1,5 +1,7 @@
-"""Loads the models once, before the daemon says it is ready. A missing or broken model
-is reported (file + install command) and the daemon carries on with what still works."""
+"""Loads the models once, before the daemon says it is ready, and hands each part the ones
+it uses (the agent: ASR, TTS, LLM; the devices: VAD, wake word; memory: the embedder). A
+missing or broken model is reported (file + install command) and the daemon carries on with
+what still works."""
 
 from __future__ import annotations
 
@@ -8,28 +10,42 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
+from fayd.agent import AgentEngines
 from fayd.config import Config
+from fayd.devices.ports import VoiceModels
+from fayd.embedding import EmbedderLike
 from fayd.errors import ConfigError, FaydError, ModelError
+from fayd.llm import ChatLlm
 from fayd.models import check, resolve
+from fayd.speech import Asr, Tts, WakeDetector
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
 class Engines:
+    """Every model fayd loaded (None: missing or broken, see ``problems``)."""
+
     vad_path: Path | None = None
-    asr: Any = None
-    tts: Any = None
-    llm: Any = None
-    embedder: Any = None
+    asr: Asr | None = None
+    tts: Tts | None = None
+    llm: ChatLlm | None = None
+    embedder: EmbedderLike | None = None
     #: Makes one wake-word detector per device (they hold per-stream state); None = off.
-    wake: Callable[[], Any] | None = None
+    wake: Callable[..., WakeDetector] | None = None
     #: role → what is wrong with it (missing file and how to install it, load error).
     problems: dict[str, str] = field(default_factory=dict)
     #: role → the model file or folder in use.
     files: dict[str, str] = field(default_factory=dict)
+
+    def for_agent(self) -> AgentEngines:
+        return AgentEngines(asr=self.asr, tts=self.tts, llm=self.llm)
+
+    def for_devices(self) -> VoiceModels:
+        return VoiceModels(vad_path=self.vad_path, wake=self.wake)
 
 
 def load_engines(cfg: Config) -> Engines:
@@ -37,7 +53,7 @@ def load_engines(cfg: Config) -> Engines:
     engines = Engines()
     speech, llm = cfg.speech, cfg.llm
 
-    def attempt(role: str, override: str, load: Any) -> Any:
+    def attempt(role: str, override: str, load: Callable[[dict[str, Path]], T]) -> T | None:
         try:
             if not override:  # a default model: its sha256 must match the manifest
                 verified = check(role, verify_sha=True, cache_dir=cfg.state_dir / "cache")
@@ -67,7 +83,7 @@ def load_engines(cfg: Config) -> Engines:
 
         return path
 
-    def load_asr(files: dict[str, Path]) -> Any:
+    def load_asr(files: dict[str, Path]) -> Asr:
         if speech.asr_engine == "sherpa":
             from fayd.speech.asr_sherpa import SherpaAsr
 
@@ -78,7 +94,7 @@ def load_engines(cfg: Config) -> Engines:
 
         return WhisperAsr(files["model"], speech.asr_language, speech.asr_threads)
 
-    def load_tts(files: dict[str, Path]) -> Any:
+    def load_tts(files: dict[str, Path]) -> Tts:
         config = Path(speech.tts_config) if speech.tts_config else files.get("config")
         if speech.tts_engine == "sherpa":
             from fayd.speech.tts_sherpa import SherpaTts
@@ -88,12 +104,12 @@ def load_engines(cfg: Config) -> Engines:
 
         return PiperTts(files["model"], config)
 
-    def load_embedder(files: dict[str, Path]) -> Any:
+    def load_embedder(files: dict[str, Path]) -> EmbedderLike:
         from fayd.embedding import Embedder
 
         return Embedder(files["model"], files["tokenizer"], threads=1)
 
-    def load_llm(files: dict[str, Path]) -> Any:
+    def load_llm(files: dict[str, Path]) -> ChatLlm:
         from fayd.llm.local import LocalLlm
 
         return LocalLlm(files["model"], n_ctx=llm.n_ctx, threads=llm.threads)
@@ -127,7 +143,7 @@ def check_choices(cfg: Config) -> None:
         )
 
 
-def remote_llm(cfg: Config, engines: Engines) -> Any:
+def remote_llm(cfg: Config, engines: Engines) -> ChatLlm:
     """A server on the LAN: kept even when it does not answer yet (it may start later)."""
     from fayd.llm.remote import RemoteLlm
 
@@ -144,7 +160,7 @@ def remote_llm(cfg: Config, engines: Engines) -> Any:
     return client
 
 
-def wake_factory(cfg: Config, engines: Engines) -> Callable[[], Any] | None:
+def wake_factory(cfg: Config, engines: Engines) -> Callable[..., WakeDetector] | None:
     from fayd.speech.wake import BUILTIN, WakeWord, validate_wake_file
 
     speech = cfg.speech

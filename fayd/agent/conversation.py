@@ -1,0 +1,182 @@
+"""One device's conversation: its turns run one at a time, in order, each as its own task so
+that an interruption (barge-in) can cancel the reply in progress and move on. Every turn —
+a device's speech or typed text, ``fayd say``, the API — is :meth:`Conversation.turn`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fayd.agent.chat import Chat
+from fayd.agent.listening import Gates, Transcriber
+from fayd.agent.output import ReplyOutput
+from fayd.agent.ports import AgentEngines
+from fayd.agent.turn import Turn
+from fayd.protocol import Command, Error, Sender, TextIn
+from fayd.speech import SpeechSegment
+
+log = logging.getLogger(__name__)
+
+#: Turns waiting behind the current one before new ones are dropped (with a warning).
+QUEUE = 8
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """An utterance cut by the device's VAD; ``clean`` tidies its transcript (the wake
+    phrase Whisper also wrote down)."""
+
+    speech: SpeechSegment
+    clean: Callable[[str], str] | None = None
+
+
+Utterance = Spoken | TextIn
+
+
+class Conversation:
+    def __init__(
+        self,
+        device: str,
+        chat: Chat,
+        engines: AgentEngines,
+        sender: Sender,
+        gates: Gates,
+        user: Callable[[], str],
+        output: Callable[[], ReplyOutput],
+    ) -> None:
+        self.device = device
+        self.chat = chat
+        self.engines = engines
+        self.sender = sender
+        self.gates = gates
+        self.ears = Transcriber(device, engines.asr, gates)
+        self._user = user
+        self._output = output
+        self.pending: asyncio.Queue[tuple[Utterance, asyncio.Future[Turn | None] | None]]
+        self.pending = asyncio.Queue(QUEUE)
+        self.current: asyncio.Task[Any] | None = None
+        self.worker: asyncio.Task[None] | None = None
+        self.reply_stream = 0
+        self.generating = False
+        #: When the device will have played all it was sent (time.monotonic()).
+        self.playing_until = 0.0
+        self.interrupted = 0
+        self.dropped_turns = 0
+
+    @property
+    def speaking(self) -> bool:
+        """Generating a reply, or the device is still playing one."""
+        return self.generating or time.monotonic() < self.playing_until
+
+    def submit(self, item: Utterance) -> None:
+        """Queue a turn; when too many wait already, it is dropped with a warning."""
+        self._start_worker()
+        try:
+            self.pending.put_nowait((item, None))
+        except asyncio.QueueFull:
+            self.dropped_turns += 1
+            if self.dropped_turns in (1, 10, 100) or self.dropped_turns % 1000 == 0:
+                log.warning(
+                    "device %s: too many waiting turns, %d dropped so far",
+                    self.device,
+                    self.dropped_turns,
+                )
+
+    async def ask(self, item: Utterance) -> Turn | None:
+        """Queue a turn and wait for it (None: interrupted, failed or nothing heard)."""
+        self._start_worker()
+        done: asyncio.Future[Turn | None] = asyncio.get_running_loop().create_future()
+        await self.pending.put((item, done))
+        return await done
+
+    def barge_in(self) -> bool:
+        """The user started speaking over the reply: stop it now. True if one was stopped."""
+        if not self.speaking:
+            return False
+        self.sender.send(self.device, Command("stop", {"reason": "barge-in"}))
+        self.playing_until = 0.0
+        if self.generating and self.current and not self.current.done():
+            self.current.cancel()
+        self.interrupted += 1
+        log.info("device %s: interrupted, reply stopped", self.device)
+        return True
+
+    async def stop(self) -> None:
+        if self.worker:
+            self.worker.cancel()
+            await asyncio.gather(self.worker, return_exceptions=True)
+
+    def _start_worker(self) -> None:
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.create_task(self._run(), name=f"device:{self.device}")
+
+    async def _run(self) -> None:
+        while True:
+            item, done = await self.pending.get()
+            try:
+                turn = await self.run_turn(lambda i=item: self.turn(i))
+            except asyncio.CancelledError:
+                if done is not None and not done.done():
+                    done.cancel()
+                raise
+            if done is not None and not done.done():
+                done.set_result(turn)
+
+    async def run_turn(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one turn as the current, interruptible task; its failure is reported, not
+        raised, so the conversation goes on."""
+        self.current = asyncio.create_task(make())
+        # Background model work (memory extraction…) waits for the whole turn, not only for
+        # the model's part: speech recognition and synthesis need the CPU as much.
+        llm = self.engines.llm
+        held = llm.user_turn() if llm is not None else contextlib.nullcontext()
+        try:
+            with held:
+                await asyncio.wait({self.current})
+        except asyncio.CancelledError:  # the daemon is stopping
+            self.current.cancel()
+            await asyncio.gather(self.current, return_exceptions=True)
+            raise
+        if self.current.cancelled():
+            return None
+        if exc := self.current.exception():
+            log.error("device %s: turn failed", self.device, exc_info=exc)
+            self.sender.send(self.device, Error("turn-failed", "the reply failed; see the log"))
+            return None
+        return self.current.result()
+
+    async def turn(self, item: Utterance) -> Turn | None:
+        """The one way a turn runs: hear it (speech) → the reply, spoken and shown."""
+        user = self._user()
+        timings = {}
+        if isinstance(item, Spoken):
+            question, timings["asr_ms"] = await self.ears.heard(item.speech)
+            question = item.clean(question) if item.clean else question
+            if not question:
+                return None
+            source = "voice"
+        else:
+            question, user, source = item.text, item.user or user, "text"
+        turn = Turn(user=user, device=self.device, question=question, source=source)
+        turn.timings.update(timings)
+        return await self.speak(turn)
+
+    async def speak(self, turn: Turn) -> Turn:
+        """Run the model for ``turn`` and deliver its reply to the device."""
+        self.reply_stream = (self.reply_stream + 1) % 65536
+        output = self._output()
+        async with self.gates.llm:
+            self.generating = True
+            try:
+                await output.deliver(turn, self.chat.reply(turn), self.reply_stream)
+            finally:
+                self.generating = False
+        if "first_audio_ms" in turn.timings:
+            first_audio = turn.started + turn.timings["first_audio_ms"] / 1000
+            self.playing_until = first_audio + output.audio_s
+        return turn

@@ -1,0 +1,128 @@
+"""The agent's entry point. Every turn runs here — a device's speech or typed text, ``fayd
+say``/``chat`` and the API alike — on that device's :class:`Conversation`, one at a time and
+in order; ``fayd say`` without a device talks on a conversation of its own ("cli") whose
+frames go nowhere. The device hub hands it utterances and barge-ins through the methods of
+its Listener port (``fayd.devices.ports``); replies leave through the Sender."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fayd.agent.chat import Chat
+from fayd.agent.conversation import Conversation, Spoken
+from fayd.agent.expression import ActionRules
+from fayd.agent.listening import Gates
+from fayd.agent.output import ReplyOutput
+from fayd.agent.ports import AgentEngines, Devices
+from fayd.agent.turn import Turn
+from fayd.protocol import Sender, TextIn
+from fayd.speech import SpeechSegment
+
+#: The conversation of ``fayd say`` / the API when no device is named.
+CLI = "cli"
+
+
+class _Nowhere:
+    """The CLI's conversation has no device: its frames are not sent."""
+
+    def send(self, device: str, frame: object) -> bool:
+        return True
+
+
+class Dialogue:
+    def __init__(
+        self,
+        chat: Chat,
+        engines: AgentEngines,
+        sender: Sender,
+        devices: Devices,
+        rules: ActionRules | None,
+        default_user: str,
+    ) -> None:
+        self.chat = chat
+        self.engines = engines
+        self.sender = sender
+        self.devices = devices
+        self.rules = rules
+        self.default_user = default_user
+        self.gates = Gates()
+        self.conversations: dict[str, Conversation] = {}
+
+    # --- the Listener port: what the device hub hands over --------------------------------
+    def heard(
+        self, device: str, speech: SpeechSegment, clean: Callable[[str], str] | None = None
+    ) -> None:
+        """A final utterance, cut by the device's VAD."""
+        self._conversation(device).submit(Spoken(speech, clean))
+
+    def heard_early(self, device: str, speech: SpeechSegment) -> None:
+        """The utterance so far, once the speaker paused: transcribed ahead if ASR is idle."""
+        self._conversation(device).ears.speculate(speech)
+
+    def typed(self, device: str, text: TextIn) -> None:
+        self._conversation(device).submit(text)
+
+    def interrupt(self, device: str) -> bool:
+        """The user talks over the reply: stop it (True when one was playing)."""
+        found = self.conversations.get(device)
+        return found.barge_in() if found else False
+
+    def speaking(self, device: str) -> bool:
+        found = self.conversations.get(device)
+        return bool(found and found.speaking)
+
+    def playing_until(self, device: str) -> float:
+        """When the device will have played what it was sent (time.monotonic())."""
+        found = self.conversations.get(device)
+        return found.playing_until if found else 0.0
+
+    # --- the rest ----------------------------------------------------------------------------
+    async def say(self, text: str, user: str | None, device: str | None) -> Turn | None:
+        """A typed turn from the API (``fayd say``, ``fayd chat``): on ``device``'s
+        conversation (spoken there) when one is named, else on the CLI's."""
+        conversation = self._conversation(device or CLI)
+        return await conversation.ask(TextIn(text, user=user))
+
+    @property
+    def busy(self) -> bool:
+        """fayd is answering or speaking somewhere."""
+        return any(c.speaking for c in self.conversations.values())
+
+    def status(self, device: str) -> dict[str, Any]:
+        found = self.conversations.get(device)
+        if found is None:
+            return {"speaking": False}
+        return {
+            "speaking": found.speaking,
+            "asr_speculated": found.ears.speculated,
+            "interrupted": found.interrupted,
+        }
+
+    async def close(self) -> None:
+        """Stop every conversation (the daemon is stopping); then let the model's pending
+        memory writes finish."""
+        for conversation in self.conversations.values():
+            await conversation.stop()
+        await self.chat.close()
+
+    def _conversation(self, device: str) -> Conversation:
+        found = self.conversations.get(device)
+        if found is None:
+            sender = self.sender if device != CLI else _Nowhere()
+            found = Conversation(
+                device,
+                self.chat,
+                self.engines,
+                sender,
+                self.gates,
+                user=lambda: self.devices.user_of(device) or self.default_user,
+                output=lambda: self._output(device, sender),
+            )
+            self.conversations[device] = found
+        return found
+
+    def _output(self, device: str, sender: Sender) -> ReplyOutput:
+        speaker = device != CLI and self.devices.has_role(device, "speaker")
+        tts = self.engines.tts if speaker else None
+        return ReplyOutput(sender, tts, device, self.devices.audio_out_rate(device), self.rules)

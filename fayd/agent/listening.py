@@ -1,0 +1,86 @@
+"""Hearing a device's utterance: speech recognition on a worker thread, one device at a time
+per model, and speculation: a provisional utterance is transcribed while the VAD still waits
+out the silence that will end it, and the final one reuses that text when nothing was said
+since (ASR then costs nothing after the hangover)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import numpy as np
+
+from fayd.speech import Asr, SpeechSegment
+
+log = logging.getLogger(__name__)
+
+
+class Gates:
+    """One FIFO lock per model: devices take turns in arrival order (asyncio.Lock wakes its
+    waiters first-come first-served), so a busy device cannot starve another."""
+
+    def __init__(self) -> None:
+        self.asr = asyncio.Lock()
+        self.llm = asyncio.Lock()
+
+
+def _quiet(task: asyncio.Task[Any]) -> None:
+    """Retrieve a speculation's outcome so an unused failure is not reported as lost."""
+    if not task.cancelled():
+        task.exception()
+
+
+class Transcriber:
+    """One device's speech recognition."""
+
+    def __init__(self, device: str, asr: Asr | None, gates: Gates) -> None:
+        self.device = device
+        self.asr = asr
+        self.gates = gates
+        self._speculation: tuple[SpeechSegment, asyncio.Task[tuple[str, float]]] | None = None
+        #: Final utterances whose text came from a speculative transcription.
+        self.speculated = 0
+
+    def speculate(self, early: SpeechSegment) -> None:
+        """Transcribe a provisional utterance now, only when ASR is idle: speculation must
+        never delay a real turn."""
+        if self.asr is None or self.gates.asr.locked():
+            return
+        if self._speculation is not None:
+            self._speculation[1].cancel()
+        task = asyncio.create_task(self.transcribe(early.samples))
+        task.add_done_callback(_quiet)
+        self._speculation = (early, task)
+
+    async def heard(self, segment: SpeechSegment) -> tuple[str, float]:
+        """The final utterance's text: the speculation's when it covered the same speech
+        (ASR time then counts only what was left to wait), else a fresh transcription."""
+        speculation, self._speculation = self._speculation, None
+        if speculation is not None:
+            early, task = speculation
+            if early.vad_start == segment.vad_start and segment.cut <= early.cut:
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                try:
+                    text, _ = await task
+                    self.speculated += 1
+                    return text, round((loop.time() - started) * 1000, 1)
+                except Exception:  # cancelled or failed: transcribe as usual
+                    pass
+            else:
+                task.cancel()
+        return await self.transcribe(segment.samples)
+
+    async def transcribe(self, samples: np.ndarray) -> tuple[str, float]:
+        """The utterance's text and how long ASR took (ms, waiting for the model included)."""
+        if self.asr is None:
+            log.error("an utterance arrived but the ASR model is missing")
+            return "", 0.0
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        async with self.gates.asr:
+            text = await asyncio.to_thread(self.asr.transcribe, samples)
+        took = round((loop.time() - started) * 1000, 1)
+        log.info("device %s heard (%.0f ms): %r", self.device, took, text)
+        return text.strip(), took

@@ -1,0 +1,51 @@
+"""What the agent is given from outside, as plain types and Protocols: the engines it hears,
+thinks and speaks with, and the devices it answers and acts on. ``fayd.service`` wires the
+real ones in (the models it loaded; the device registry); nothing here imports them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from fayd.llm import ChatLlm
+from fayd.protocol import Action
+from fayd.speech import Asr, Tts
+
+
+@dataclass(frozen=True)
+class AgentEngines:
+    """None for a model that is missing (the turn then says so instead of answering)."""
+
+    asr: Asr | None = None
+    tts: Tts | None = None
+    llm: ChatLlm | None = None
+
+
+class Devices(Protocol):
+    """The household's devices as the agent sees them (``fayd.devices.actions`` serves it):
+    whose each one is and what it can do, and the actions a skill may take on them."""
+
+    def user_of(self, device: str) -> str | None:
+        """The household member a device belongs to (its setting, else its hello)."""
+        ...
+
+    def has_role(self, device: str, role: str) -> bool: ...
+
+    def audio_out_rate(self, device: str) -> int | None:
+        """The rate its speaker wants (None: the voice's own)."""
+        ...
+
+    def find(self, role: str | None = None, user: str | None = None) -> list[str]:
+        """Online devices with ``role`` (any when None) belonging to ``user`` (any when
+        None), sorted."""
+        ...
+
+    def act(self, device: str, action: Action) -> bool:
+        """A semantic Action for a robot or screen, outside a reply."""
+        ...
+
+    def stop_playback(self, device: str) -> bool: ...
+
+    def show_text(self, device: str, text: str) -> bool: ...
+
+    def set_volume(self, device: str, volume: int) -> bool: ...

@@ -1,0 +1,54 @@
+"""One exchange, filled in as it runs: who asked, what, the reply's sentences and timings,
+and the two events a worker thread watches (stop: the user interrupted; model_may_run:
+the first sentence's speech goes first)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+#: The longest the model waits for a held turn (a safety net: the holder always releases).
+MAX_HOLD_S = 2.0
+
+
+def _set_event() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
+@dataclass
+class Turn:
+    """One exchange, filled in as it runs; ``timings`` are milliseconds from ``started``."""
+
+    user: str
+    device: str
+    question: str
+    source: str = "text"
+    started: float = field(default_factory=time.monotonic)
+    timings: dict[str, float] = field(default_factory=dict)
+    sentences: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    #: Cleared while the first sentence is being synthesised: the model waits between tokens
+    #: so that speech, the thing the user is waiting for, has the CPU (``hold_model``).
+    model_may_run: threading.Event = field(default_factory=_set_event)
+
+    @contextlib.contextmanager
+    def hold_model(self) -> Iterator[None]:
+        """The model pauses between tokens until the block ends (at most ``MAX_HOLD_S``)."""
+        self.model_may_run.clear()
+        try:
+            yield
+        finally:
+            self.model_may_run.set()
+
+    def mark(self, name: str) -> None:
+        """Record the first time ``name`` happened."""
+        self.timings.setdefault(name, round((time.monotonic() - self.started) * 1000, 1))
+
+    @property
+    def answer(self) -> str:
+        return " ".join(self.sentences)

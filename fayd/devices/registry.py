@@ -1,0 +1,223 @@
+"""The devices fayd knows while it runs: each one's hello, presence, settings and error
+budget. Settings (``fayd devices set``) live in SQLite; the registry reads them at start
+and polls for changes every SETTINGS_POLL_S (a query only when the database files changed),
+so the CLI works with or without the daemon. It also answers the agent's questions about a
+device (whose it is, what it can do: ``fayd.agent.ports.Devices``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fayd.beat import until_beat
+from fayd.errors import ProtocolError
+from fayd.protocol import Command, Hello, Sender
+from fayd.store import Store, records
+from fayd.store import devices_records as reg
+from fayd.store.devices_records import DeviceSettings
+
+log = logging.getLogger(__name__)
+
+#: Error frames a device gets at once for bad frames; then one per ERROR_EVERY_S.
+ERROR_BURST = 10
+ERROR_EVERY_S = 1.0
+SETTINGS_POLL_S = 2.0
+#: Settings are read at least this often, even when the database files look unchanged.
+SETTINGS_FULL_S = 30.0
+#: The settings a device is told about (``command`` "settings"); ``user`` stays in fayd.
+DEVICE_SIDE = ("wake", "wake_threshold", "volume", "barge_in")
+#: Error budgets kept for ids that never said anything valid.
+MAX_STRANGERS = 1024
+
+
+def db_files(path: Path) -> tuple[Any, ...]:
+    """(mtime, size) of an SQLite database and its WAL: a write changes one of them."""
+    out: list[Any] = []
+    for name in (str(path), f"{path}-wal"):
+        try:
+            st = os.stat(name)
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+@dataclass
+class ErrorBudget:
+    """A token bucket: a flood of garbage gets a few error frames, not one per frame."""
+
+    tokens: float = ERROR_BURST
+    at: float = 0.0
+    suppressed: int = 0
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(ERROR_BURST, self.tokens + (now - self.at) / ERROR_EVERY_S)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.suppressed += 1
+        return False
+
+
+@dataclass
+class DeviceState:
+    """What the registry knows of a device while the daemon runs."""
+
+    id: str
+    hello: Hello | None = None
+    online: bool = False
+    settings: DeviceSettings = field(default_factory=DeviceSettings)
+    errors: ErrorBudget = field(default_factory=ErrorBudget)
+
+    @property
+    def user(self) -> str | None:
+        """The registry's setting wins over what the device says in its hello."""
+        if self.settings.user:
+            return self.settings.user
+        return self.hello.user if self.hello else None
+
+    def has_role(self, role: str) -> bool:
+        return bool(self.hello and role in self.hello.roles)
+
+
+#: Called when a device's settings changed: (its state, the settings it had before).
+SettingsChanged = Callable[[DeviceState, DeviceSettings], Awaitable[None]]
+
+
+class DeviceRegistry:
+    def __init__(self, store: Store, sender: Sender) -> None:
+        self.store = store
+        self.sender = sender
+        self.states: dict[str, DeviceState] = {}
+        self.settings: dict[str, DeviceSettings] = {}
+        self.settings_rev = 0
+        #: Told when a device's settings change (the microphones update wake word, barge-in).
+        self.on_settings: SettingsChanged | None = None
+        self._strangers: dict[str, ErrorBudget] = {}
+
+    def state(self, device: str) -> DeviceState:
+        """The device's state, made on its first valid frame."""
+        found = self.states.get(device)
+        if found is None:
+            found = DeviceState(device, settings=self.settings.get(device, DeviceSettings()))
+            if device in self._strangers:
+                found.errors = self._strangers.pop(device)
+            self.states[device] = found
+        return found
+
+    def budget(self, device: str) -> ErrorBudget:
+        """The device's error budget; an id that never sent a valid frame gets one too."""
+        found = self.states.get(device)
+        if found is not None:
+            return found.errors
+        if len(self._strangers) > MAX_STRANGERS:
+            self._strangers.clear()
+        return self._strangers.setdefault(device, ErrorBudget())
+
+    async def hello(self, state: DeviceState, hello: Hello) -> None:
+        if hello.device != state.id:
+            raise ProtocolError(
+                f"hello names device {hello.device!r} on the topic of {state.id!r}", "bad-id"
+            )
+        state.hello, state.online = hello, True
+        await self.store.run(records.upsert_device, hello)
+        log.info(
+            "device %s: hello (roles %s, fw %s)", hello.device, ",".join(hello.roles), hello.fw
+        )
+        self._tell_settings(state)
+
+    async def presence(self, device: str, online: bool) -> None:
+        self.state(device).online = online
+        await self.store.run(records.set_presence, device, online)
+
+    async def load_known(self) -> None:
+        """Devices seen before this start keep their roles until they say hello again;
+        the registry's settings apply from the start."""
+        await self.reload_settings()
+        for row in await self.store.run(records.list_devices):
+            try:
+                known = {k: v for k, v in row.items() if v is not None}
+                hello = Hello.from_dict({**known, "device": row["id"]})
+            except ProtocolError:
+                continue
+            state = self.state(row["id"])
+            state.hello, state.online = hello, bool(row["online"])
+
+    async def poll_settings(self) -> None:
+        """Forever: apply settings changed by ``fayd devices set`` (a supervised task)."""
+        seen: tuple[Any, ...] | None = None
+        asked = time.monotonic()
+        while True:
+            await asyncio.sleep(until_beat(SETTINGS_POLL_S))  # with the other pollers
+            # Settings change only by a write to the database files: while their sizes and
+            # times stay the same, skip the query (and waking the store's thread, which an
+            # idle daemon should not). Asked anyway every SETTINGS_FULL_S, in case a write
+            # came within the file clock's resolution of the last look.
+            files = db_files(self.store.path)
+            if files == seen and time.monotonic() - asked < SETTINGS_FULL_S:
+                continue
+            try:
+                await self.reload_settings()
+                seen, asked = files, time.monotonic()
+            except Exception as exc:  # a busy or broken disk: try again next time
+                log.warning("could not read device settings: %s", exc)
+
+    async def reload_settings(self) -> None:
+        """Apply settings changed since the last look."""
+        self.settings_rev, changed = await self.store.run(reg.settings_since, self.settings_rev)
+        for device, settings in changed.items():
+            self.settings[device] = settings
+            state = self.states.get(device)
+            if state is None or state.settings == settings:
+                continue
+            old, state.settings = state.settings, settings
+            log.info("device %s: settings %s", device, settings.to_dict() or "cleared")
+            if self.on_settings is not None:
+                await self.on_settings(state, old)
+            if state.hello is not None:
+                self._tell_settings(state)
+
+    def live_status(self, device: str) -> dict[str, Any]:
+        """What ``fayd status`` adds to a device's stored row from the registry."""
+        state = self.states.get(device)
+        if state is None:
+            return {}
+        return {
+            "user": state.user,
+            "settings": state.settings.to_dict(),
+            "errors_suppressed": state.errors.suppressed,
+        }
+
+    # --- the agent's questions (fayd.agent.ports.Devices) ------------------------------------
+    def user_of(self, device: str) -> str | None:
+        state = self.states.get(device)
+        return state.user if state else None
+
+    def has_role(self, device: str, role: str) -> bool:
+        state = self.states.get(device)
+        return bool(state and state.has_role(role))
+
+    def audio_out_rate(self, device: str) -> int | None:
+        state = self.states.get(device)
+        hello = state.hello if state else None
+        return hello.audio_out.rate if hello and hello.audio_out else None
+
+    def find(self, role: str | None = None, user: str | None = None) -> list[str]:
+        return sorted(
+            s.id
+            for s in self.states.values()
+            if s.online and (role is None or s.has_role(role)) and (user is None or s.user == user)
+        )
+
+    def _tell_settings(self, state: DeviceState) -> None:
+        """The device-side settings (volume, wake word) as a ``settings`` command."""
+        args = {k: v for k, v in state.settings.to_dict().items() if k in DEVICE_SIDE}
+        if args:
+            self.sender.send(state.id, Command("settings", args))

@@ -1,0 +1,105 @@
+"""The composition root: builds the agent and the device side from the loaded models and
+wires their ports — the agent hears through the devices' Listener port and answers through
+the Sender; it sees and acts on devices through ``DeviceActions``. Nothing below
+``fayd.service`` builds another package's objects or imports this."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fayd.agent import Chat, Dialogue
+from fayd.agent.expression import load_rules
+from fayd.config import Config
+from fayd.devices.actions import DeviceActions
+from fayd.devices.hub import DeviceHub
+from fayd.devices.microphones import Microphones
+from fayd.devices.ota import OtaManager
+from fayd.devices.registry import DeviceRegistry
+from fayd.devices.sensors import EventMemory, EventWriter
+from fayd.memory import ImportanceScorer, Memory, MemoryConfig
+from fayd.memory.jobs import run_jobs_forever
+from fayd.memory.reembed import reembed_in_background
+from fayd.protocol import Sender
+from fayd.service.engines import Engines
+from fayd.store import Store
+
+
+@dataclass
+class Parts:
+    """Everything between the transports and the API, built once per start."""
+
+    memory: Memory | None
+    dialogue: Dialogue
+    registry: DeviceRegistry
+    microphones: Microphones
+    events: EventWriter
+    event_memory: EventMemory | None
+    hub: DeviceHub
+    ota: OtaManager
+
+    def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
+        """The long-lived tasks, by component name, for the supervisor (each restarted
+        and reported on its own when it fails)."""
+        found: dict[str, Callable[[], Awaitable[None]]] = {
+            "hub": self.hub.run,
+            "settings": self.registry.poll_settings,
+            "events": self.events.run,
+        }
+        memory, event_memory = self.memory, self.event_memory
+        if event_memory is not None:
+            found["event_memory"] = event_memory.run
+        if memory is not None:  # reflection (23:00) and portrait (11:30), once when overdue
+            llm, name = engines.llm, cfg.agent.agent_name
+            found["memory_jobs"] = lambda: run_jobs_forever(memory, llm, agent_name=name)
+            # Nodes without a vector of the current embedding model (it changed): embedded
+            # again in the background, once; the task returns when they are done.
+            found["memory_reembed"] = lambda: reembed_in_background(memory)
+        return found
+
+    def device_status(self, device: str) -> dict[str, Any]:
+        """What ``fayd status`` adds to a device's stored row: live state and counters."""
+        return {
+            **self.registry.live_status(device),
+            **self.microphones.status(device),
+            **self.dialogue.status(device),
+        }
+
+    def frame_stats(self) -> dict[str, Any]:
+        event_memory = self.event_memory
+        return {
+            **self.hub.stats(),
+            "events_stored": self.events.stored,
+            "events_replayed": self.events.replays,
+            "events_remembered": event_memory.remembered if event_memory else 0,
+        }
+
+
+def build(cfg: Config, store: Store, engines: Engines, sender: Sender) -> Parts:
+    memory = None
+    if engines.embedder is not None:
+        memory = Memory(
+            store,
+            engines.embedder,
+            ImportanceScorer(engines.llm),
+            MemoryConfig(default_user=cfg.agent.default_user),
+        )
+    registry = DeviceRegistry(store, sender)
+    chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
+    dialogue = Dialogue(
+        chat,
+        engines.for_agent(),
+        sender,
+        DeviceActions(registry, sender),
+        load_rules(cfg.agent.action_rules or None),
+        cfg.agent.default_user,
+    )
+    microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
+    registry.on_settings = microphones.settings_changed
+    event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
+    events = EventWriter(store, sender, event_memory.wake if event_memory else None)
+    hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
+    return Parts(
+        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender)
+    )
