@@ -17,7 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import numpy as np
 
 from fayd.models import resolve
@@ -81,9 +80,7 @@ def main() -> None:
         broker_idle = (after[1] - before[1]) / args.idle_s * 100
         since = time.time()
         asyncio.run(turns(daemon, args.turns))
-        status = httpx.get(
-            f"{daemon.runtime['api']}/api/status", params={"lag_since": since}, timeout=10
-        ).json()
+        status = daemon.api("GET", "/api/status", params={"lag_since": since}, timeout=10).json()
         result = {
             "rss_mb": rss,
             "rss_peak_mb": rss_mb(pid, "VmHWM"),

@@ -101,6 +101,9 @@ class LlmConfig:
     threads: int = 2
     max_tokens: int = 96
     temperature: float = 0.6
+    #: llama.cpp's repeat penalty on recent tokens (1.0 = off, not sent to a server): a small
+    #: model left alone goes round in loops.
+    repeat_penalty: float = 1.15
 
 
 @dataclass(frozen=True)
@@ -143,9 +146,23 @@ class AgentConfig:
     agent_name: str = "Fay"
     default_user: str = "User"
     persona: str = (
-        "You are Fay, a warm and helpful companion living in a small box at home. "
-        "You answer in one or two short, friendly sentences that are easy to say out loud."
+        "You are Fay, a warm companion living in a small box at home, talking with an older "
+        "person. You answer in one or two short, friendly sentences that are easy to say out "
+        "loud. You are not connected to the internet: you cannot know the weather, the news "
+        "or the time, and you say so honestly. Never make up facts, names, numbers or "
+        "memories."
     )
+    #: Example exchanges of warm, brief answers after the persona (few-shot:
+    #: fayd.agent.guard.EXAMPLES); read once, then reused from llama.cpp's cache.
+    few_shot: bool = True
+    #: A chit-chat reply stops after this many sentences (the model is stopped there).
+    max_sentences: int = 2
+    #: … or this many words (CJK: characters), whichever comes first.
+    max_words: int = 35
+    #: An empty, looping, echoing or malformed reply is generated again this many times
+    #: (other sampling, without the history); then a short honest line is said instead
+    #: ("Tell me more?").
+    reply_retries: int = 1
     #: Earlier exchanges of the same conversation sent to the model.
     history_turns: int = 4
     #: Most tokens of memory (rules, portrait, facts, recalled memories…) in each prompt.
@@ -157,6 +174,14 @@ class AgentConfig:
     extract_every_turns: int = 6
     #: Your own action_rules.csv (seed 000's format); empty = the one fayd ships.
     action_rules: str = ""
+    #: The household's time zone for the clock and times said aloud (e.g. Europe/London);
+    #: empty = the system's.
+    timezone: str = ""
+    #: A qa.csv in Fay's format (phrases → fixed answer and/or skill:NAME); empty = the one
+    #: fayd ships (docs/understanding.md).
+    qa_csv: str = ""
+    #: More example phrases for the intents (the form of fayd/agent/understand/intents.toml).
+    intents: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from tests.test_memory_extract import wait_until
 
 
 def test_prompt_order_keeps_the_stable_part_first() -> None:
-    agent = Chat(None, None, AgentConfig(persona="You are Fay."), LlmConfig())  # type: ignore[arg-type]
+    cfg = AgentConfig(persona="You are Fay.", few_shot=False)  # examples: test_chitchat.py
+    agent = Chat(None, None, cfg, LlmConfig())  # type: ignore[arg-type]
     plain = agent.messages([], "Hi")
     assert plain == [
         {"role": "system", "content": "You are Fay."},

@@ -10,7 +10,7 @@ import pytest
 from fayd.agent.chat import Chat
 from fayd.config import AgentConfig, LlmConfig
 from fayd.llm.kvshift import MIN_REUSED, PROBE, skipped_block
-from fayd.store import Store
+from fayd.store import Store, records
 from tests.test_memory_extract import say
 
 PERSONA = list(range(1000, 1040))
@@ -57,16 +57,24 @@ class WithoutShift:
             llama.generate = shift
 
 
+FLOWERS = ("roses", "tulips", "sunflowers", "lavender")
+
+
 async def tokens_read_after_a_fall_back(llm, local_llm, db: Path, monkeypatch) -> int:
     """Prompt tokens the model reads for the turn after the history falls back a block."""
     import llama_cpp
 
     store = Store(db)
-    cfg = AgentConfig(history_turns=2, extract_every_turns=0)
+    # No second attempts (fayd.agent.guard): one asks without the history, which would
+    # count here as prompt reads that have nothing to do with the shift. Four different
+    # flowers: a reply that repeats an earlier one is rejected and leaves the history.
+    cfg = AgentConfig(history_turns=2, extract_every_turns=0, reply_retries=0)
     agent = Chat(llm, store, cfg, LlmConfig(max_tokens=16, temperature=0.0))
     local_llm._llm.reset()
-    for i in range(4):  # windows of 0, 1, 2 and 3 exchanges; the next falls back to 2
-        await say(agent, f"Tell me one thing about rose number {i} in my garden.")
+    for flower in FLOWERS:  # windows of 0, 1, 2 and 3 exchanges; the next falls back to 2
+        await say(agent, f"Tell me one thing about the {flower} in my garden.")
+    conversation = store.call(records.conversation_for, "Ann", "d1")
+    assert len(store.call(records.history, conversation, 8)) == 2 * 4  # none rejected
     read = 0
     plain_eval = llama_cpp.Llama.eval
 

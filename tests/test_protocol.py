@@ -14,6 +14,7 @@ from fayd.protocol import (
     MAX_JSON,
     Ack,
     Action,
+    Alert,
     AudioChunk,
     AudioFormat,
     Command,
@@ -51,6 +52,7 @@ EXAMPLES = [
     Ack("42"),
     Ack("c9", ok=False, detail="busy"),
     Error("malformed", "not JSON", ref="3"),
+    Alert("a-7", "emergency", "critical", "I've fallen", 1764400000.0, "ann", "kitchen-1"),
     Human(
         key="audio",
         text="这边请",

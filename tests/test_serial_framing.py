@@ -219,7 +219,7 @@ def _random_garbage(rng: random.Random) -> bytes:
     if pick < 0.75:
         return b"I (312) boot: ESP-IDF v5.1 2nd stage bootloader\r\n"[: rng.randrange(1, 52)]
     if pick < 0.99995:
-        kind_byte = rng.choice((0x00, 0x0B, 0x7F, 0xFF))
+        kind_byte = rng.choice((0x00, 0x4B, 0x7F, 0xFF))
         body = bytes((kind_byte,)) + rng.randbytes(rng.randrange(0, 16))
         return b"\x00" + cobs_encode(body + zlib.crc32(body).to_bytes(4, "little")) + b"\x00"
     return b"\x33" * (MAX_ENCODED + rng.randrange(1, 1000))  # oversize, no delimiter

@@ -1,22 +1,32 @@
-"""The model's side of a turn: persona + history + memory + question → the reply, sentence
-by sentence, with <think> content removed; the exchange is stored when the turn ends, and
-every ``extract_every_turns`` turns the model notes what it learnt (in the background)."""
+"""The model's side of a turn: persona + examples + history + memory + question → the
+reply, sentence by sentence, with <think> content removed and every piece judged by the
+guardrails (``fayd.agent.guard``: bounds, loops, echoes, prompt format) before it is said;
+the exchange is stored when the turn ends (a rejected one marked so that history and memory
+skip it), and every ``extract_every_turns`` turns the model notes what it learnt (in the
+background)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import random
 import threading
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+
+from fayd.agent import guard
 from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, ModelError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
-from fayd.memory import Memory, extract
+from fayd.memory import Memory, extract, hygiene
 from fayd.memory.budget import context_size, counter
 from fayd.memory.context import assemble
 from fayd.store import Store, records
@@ -33,7 +43,16 @@ CONVERSATION_IMPORTANCE = 3
 LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not answering."
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
+#: A second attempt samples hotter, with a new seed: the first one's path is not taken again.
+RETRY_TEMPERATURE = 0.8
 _DONE = object()
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """Said instead of the model's words (no model, or it failed): not judged, not kept."""
+
+    text: str
 
 
 class Chat:
@@ -57,49 +76,190 @@ class Chat:
         self._extractions: set[asyncio.Task[None]] = set()
         self._extract_lock = asyncio.Lock()
         self._closing = threading.Event()
+        # The MiniLM embedder memory already loaded: it tells a paraphrased question.
+        self._embedder = memory.embedder if memory is not None else None
+        self._fallbacks = 0
+
+    def prefix(self) -> list[dict[str, str]]:
+        """Persona and example exchanges: the same for every turn and every user."""
+        examples = guard.EXAMPLES if self.cfg.few_shot else ()
+        return [
+            {"role": "system", "content": self.cfg.persona},
+            *(
+                {"role": role, "content": text}
+                for q, a in examples
+                for role, text in (("user", q), ("assistant", a))
+            ),
+        ]
 
     def messages(
         self, history: list[dict[str, str]], question: str, context: str = ""
     ) -> list[dict[str, str]]:
-        # Persona, then the conversation so far: both change little from one turn to the
-        # next, so llama.cpp reuses what it already read. This turn's memory context comes
-        # last, just before the question, where changing it costs only its own tokens.
-        system = {"role": "system", "content": self.cfg.persona}
+        # Persona and examples, then the conversation so far: they change little from one
+        # turn to the next, so llama.cpp reuses what it already read (the examples never
+        # change: every user's turn shares them). This turn's memory context comes last,
+        # just before the question, where changing it costs only its own tokens.
         memory = [{"role": "system", "content": context}] if context else []
-        return [system, *history, *memory, {"role": "user", "content": question}]
+        return [*self.prefix(), *history, *memory, {"role": "user", "content": question}]
 
     async def reply(self, turn: Turn) -> AsyncIterator[str]:
-        """Yield the reply's sentences as the model writes them; store the turn at the end."""
+        """Yield the reply's sentences as the model writes them, each judged before it is
+        said (``fayd.agent.guard``); store the turn at the end."""
         conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
-        history = await self.store.run(records.history, conversation, self.cfg.history_turns)
+        stored = await self.store.run(records.history, conversation, self.cfg.history_turns)
+        history = self._clean(stored, turn.user)
         context = await self._context(turn, conversation, history)
         messages = self.messages(history, turn.question, context)
-        deltas = self._generate(messages, turn)
-        think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
+        earlier = [m["content"] for m in history if m["role"] == "assistant"]
+        guards: list[guard.ReplyGuard] = []
         try:
-            async for delta in deltas:
-                turn.mark("llm_first_token_ms")
-                for sentence in splitter.feed(think.feed(delta)):
-                    turn.mark("llm_first_sentence_ms")
-                    turn.sentences.append(sentence)
-                    yield sentence
-            rest = splitter.feed(think.flush())
-            tail = splitter.flush()
-            for sentence in [*rest, *([tail] if tail else [])]:
+            for attempt in range(1 + max(self.cfg.reply_retries, 0)):
+                judge = guard.ReplyGuard(
+                    turn.question, self._bounds(), earlier, turn.user, self.cfg.agent_name
+                )
+                guards.append(judge)
+                # The model copies its own recent replies (the loops that took over a user's
+                # every turn): a second attempt is asked without the history. The persona
+                # and examples still come from the cache; the next turn reads the history
+                # again (slower, only after a retry).
+                prompt = messages if attempt == 0 else self.messages([], turn.question, context)
+                async with contextlib.aclosing(self._attempt(prompt, turn, judge, attempt)) as said:
+                    async for sentence in said:
+                        turn.mark("llm_first_sentence_ms")
+                        turn.sentences.append(sentence)
+                        yield sentence
+                if turn.sentences or turn.stop.is_set():
+                    break
+                log.info(
+                    "reply attempt %d rejected (%s): %r", attempt + 1, judge.problem, judge.detail
+                )
+            if not turn.sentences and not turn.stop.is_set():
+                self._fallbacks += 1
+                sentence = guard.fallback(turn.question, self._fallbacks - 1)
                 turn.mark("llm_first_sentence_ms")
                 turn.sentences.append(sentence)
                 yield sentence
         finally:
             turn.stop.set()  # ends generation if the consumer went away (barge-in, error)
-            await deltas.aclose()
             turn.mark("total_ms")
             if turn.sentences:
-                meta = {"source": turn.source, "timings": turn.timings}
+                meta = {
+                    "source": turn.source,
+                    "timings": turn.timings,
+                    "decision": turn.decision,
+                    **self._verdict(guards),
+                }
                 await self.store.run(
                     records.record_turn, conversation, turn.question, turn.answer, meta
                 )
-                self._memorize(turn, conversation)
+                # What the user said is kept either way; a rejected reply (a fallback, a
+                # failure) is not.
+                kept = "rejected" not in meta
+                self._memorize(turn, conversation, CONVERSATION_IMPORTANCE, with_reply=kept)
                 await self._extract_if_due(turn.user, conversation)
+
+    async def _attempt(
+        self, messages: list[dict[str, str]], turn: Turn, judge: guard.ReplyGuard, attempt: int
+    ) -> AsyncIterator[str]:
+        """One generation, judged as it streams: the pieces to say. The model is stopped as
+        soon as ``judge`` is done (bounds reached, a loop, an echo, prompt format)."""
+        halt = threading.Event()
+        deltas = self._generate(messages, turn, halt, attempt)
+        think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
+        ended = True
+        try:
+            async for delta in deltas:
+                if isinstance(delta, _Failed):
+                    judge.problem = judge.cut = "model"
+                    judge.said.append(delta.text)
+                    yield delta.text
+                    return
+                turn.mark("llm_first_token_ms")
+                text = think.feed(delta)
+                judge.feed(text)
+                for piece in splitter.feed(text):
+                    if said := await self._judged(judge, piece):
+                        yield said
+                    if judge.done and judge.cut != "words":
+                        break
+                if judge.done:
+                    ended = False
+                    break
+            if ended:
+                rest = splitter.feed(think.flush())
+                for piece in [*rest, *filter(None, [splitter.flush()])]:
+                    if said := await self._judged(judge, piece):
+                        yield said
+                    if judge.done:
+                        break
+            elif said := judge.tail(splitter.flush() or ""):
+                yield said
+        finally:
+            halt.set()  # the model stops after its current token
+            await deltas.aclose()
+        if not judge.said and judge.problem is None:
+            judge.problem = "empty"
+
+    async def _judged(self, judge: guard.ReplyGuard, piece: str) -> str | None:
+        """``judge.judge(piece)``, with the MiniLM similarity of question and piece when the
+        words alone leave an echo in doubt (a paraphrase)."""
+        cosine = None
+        if self._embedder is not None and judge.doubtful(piece):
+            try:
+                vectors = await asyncio.to_thread(self._embedder.embed, [judge.question, piece])
+                cosine = float(np.dot(vectors[0], vectors[1]))
+            except Exception as exc:  # an echo missed beats a turn lost
+                log.warning("echo check without embeddings: %s", exc)
+        return judge.judge(piece, cosine)
+
+    def _bounds(self) -> guard.Bounds:
+        return guard.Bounds(max(self.cfg.max_sentences, 1), max(self.cfg.max_words, 1))
+
+    def _verdict(self, guards: list[guard.ReplyGuard]) -> dict[str, Any]:
+        """What the guardrails did, for the stored turn's meta: ``rejected`` (why no words
+        of the model's were said: history and memory skip the turn), ``retried`` (why the
+        first attempt was dropped), ``cut`` (why the reply ended before the model did)."""
+        if not guards:
+            return {}
+        out: dict[str, Any] = {}
+        last = guards[-1]
+        if last.problem is not None:
+            out["rejected"] = guards[0].problem if last.problem != "model" else "model"
+            out["fallback"] = last.problem != "model"
+        if len(guards) > 1:
+            out["retried"] = guards[0].problem
+        if last.cut not in (None, "model"):
+            out["cut"] = last.cut
+        if any(g.detail for g in guards):
+            out["guard"] = [g.detail for g in guards if g.detail]
+        return out
+
+    def _clean(self, history: list[dict[str, str]], user: str) -> list[dict[str, str]]:
+        """The stored history without exchanges whose reply is prompt format or a loop:
+        turns stored before the guardrails (new ones are skipped by ``records.history``).
+        The same exchanges go every turn, so the prompt's start stays put."""
+        names = (user, self.cfg.agent_name)
+        out: list[dict[str, str]] = []
+        for i in range(0, len(history) - 1, 2):
+            question, answer = history[i], history[i + 1]
+            text = answer["content"]
+            if hygiene.artifact(text, names) or hygiene.looping(text):
+                continue
+            out += [question, answer]
+        return out
+
+    async def record(self, turn: Turn, meta: dict[str, Any], importance: int | None = None) -> None:
+        """Store a turn a skill answered (no model): in the conversation, so the history
+        shows it; as a memory too when it has an ``importance`` (an emergency: 10)."""
+        conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
+        meta = {"source": turn.source, "timings": turn.timings, "decision": turn.decision, **meta}
+        await self.store.run(records.record_turn, conversation, turn.question, turn.answer, meta)
+        if importance is not None:
+            self._memorize(turn, conversation, importance)
+
+    async def start_over(self, user: str, device: str) -> None:
+        """ "Let's start again": a new conversation from the next turn; memory stays."""
+        await self.store.run(records.end_conversation, user, device)
 
     async def _context(self, turn: Turn, conversation: int, history: list[dict[str, str]]) -> str:
         """What memory has for this turn (rules, portrait, facts, notes, playbooks, recalled
@@ -108,7 +268,7 @@ class Chat:
         if self.memory is None:
             return ""
         memory, count = self.memory, counter(self.llm)
-        used = count(self.cfg.persona) + sum(count(m["content"]) for m in history)
+        used = sum(count(m["content"]) + 4 for m in [*self.prefix(), *history])
         budget = min(
             self.cfg.memory_tokens,
             context_size(self.llm) - used - count(turn.question) - self.llm_cfg.max_tokens - 64,
@@ -132,13 +292,18 @@ class Chat:
         turn.mark("recall_ms")
         return context
 
-    def _memorize(self, turn: Turn, conversation: int) -> None:
+    def _memorize(
+        self, turn: Turn, conversation: int, importance: int, with_reply: bool = True
+    ) -> None:
         """Store the exchange as a conversation node, after the reply (importance costs an
-        LLM call). Tagged, unlike Fay's own conversation nodes."""
+        LLM call). Tagged, unlike Fay's own conversation nodes. ``with_reply=False``: the
+        user's words only (the reply was rejected by the guardrails)."""
         if self.memory is None:
             return
         memory = self.memory
-        content = f"{turn.user}：{turn.question}\n{self.cfg.agent_name}：{turn.answer}"
+        content = f"{turn.user}：{turn.question}"
+        if with_reply:
+            content += f"\n{self.cfg.agent_name}：{turn.answer}"
         tags = [
             f"session:{conversation}",
             f"date:{time.strftime('%Y-%m-%d')}",
@@ -156,7 +321,7 @@ class Chat:
                     False,
                     tags,
                     "conversation",
-                    CONVERSATION_IMPORTANCE,
+                    importance,
                 )
             except FaydError as exc:
                 log.error("could not remember the exchange: %s", exc)
@@ -215,24 +380,32 @@ class Chat:
         if pending:
             await asyncio.wait(pending, timeout=30)
 
-    async def _generate(self, messages: list[dict[str, str]], turn: Turn) -> AsyncIterator[str]:
-        """The model's text deltas, produced on a worker thread, handed over by a queue."""
+    async def _generate(
+        self, messages: list[dict[str, str]], turn: Turn, halt: threading.Event, attempt: int
+    ) -> AsyncIterator[str | _Failed]:
+        """The model's text deltas, produced on a worker thread, handed over by a queue.
+        ``halt`` (or the turn's ``stop``: barge-in) ends the generation after its token."""
         if self.llm is None:
-            yield NO_MODEL_REPLY
+            yield _Failed(NO_MODEL_REPLY)
             return
+        llm = self.llm
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
+        temperature, options = self._sampling(turn, attempt)
 
         def produce() -> None:
             try:
-                for delta in self.llm.stream_chat(
+                for delta in llm.stream_chat(
                     messages,
                     max_tokens=self.llm_cfg.max_tokens,
-                    temperature=self.llm_cfg.temperature,
-                    stop=turn.stop,
+                    temperature=temperature,
+                    stop=halt,
+                    **options,
                 ):
                     loop.call_soon_threadsafe(queue.put_nowait, delta)
                     turn.model_may_run.wait(MAX_HOLD_S)  # the first sentence's speech first
+                    if turn.stop.is_set():
+                        halt.set()
             except Exception as exc:  # handed to the event loop, raised there
                 loop.call_soon_threadsafe(queue.put_nowait, exc)
             finally:
@@ -245,12 +418,26 @@ class Chat:
                 if isinstance(item, ModelError):  # e.g. the LAN server is down: say so
                     log.error("the language model failed: %s", item)
                     if not said:
-                        yield LLM_FAILED_REPLY
+                        yield _Failed(LLM_FAILED_REPLY)
                     return
                 if isinstance(item, Exception):
                     raise item
                 said = True
                 yield str(item)
         finally:
-            turn.stop.set()
+            halt.set()
             await worker
+
+    def _sampling(self, turn: Turn, attempt: int) -> tuple[float, dict[str, Any]]:
+        """Temperature and options of an attempt: stop strings where a reply turns into
+        prompt format, the repeat penalty, and for a second attempt a new seed, hotter."""
+        options: dict[str, Any] = {
+            "stop_strings": guard.stop_strings(turn.user, self.cfg.agent_name)
+        }
+        if self.llm_cfg.repeat_penalty != 1.0:  # 1.0 = off: not sent (a strict server)
+            options["repeat_penalty"] = self.llm_cfg.repeat_penalty
+        temperature = self.llm_cfg.temperature
+        if attempt:
+            options["seed"] = random.randrange(1, 2**31)
+            temperature = max(temperature, RETRY_TEMPERATURE)
+        return temperature, options

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,14 +16,18 @@ from fayd.agent.chat import Chat
 from fayd.agent.listening import Gates, Transcriber
 from fayd.agent.output import ReplyOutput
 from fayd.agent.ports import AgentEngines
+from fayd.agent.skills import Outcome
 from fayd.agent.turn import Turn
-from fayd.protocol import Command, Error, Sender, TextIn
+from fayd.agent.understanding import Understanding
+from fayd.llm.text import SentenceSplitter
+from fayd.protocol import Command, Error, Human, Sender, TextIn
 from fayd.speech import SpeechSegment
 
 log = logging.getLogger(__name__)
 
 #: Turns waiting behind the current one before new ones are dropped (with a warning).
 QUEUE = 8
+START_OVER = ("All right, let's start again.", "好的，我们重新开始吧。")
 
 
 @dataclass(frozen=True)
@@ -48,9 +52,11 @@ class Conversation:
         gates: Gates,
         user: Callable[[], str],
         output: Callable[[], ReplyOutput],
+        understanding: Understanding | None = None,
     ) -> None:
         self.device = device
         self.chat = chat
+        self.understanding = understanding
         self.engines = engines
         self.sender = sender
         self.gates = gates
@@ -67,6 +73,7 @@ class Conversation:
         self.playing_until = 0.0
         self.interrupted = 0
         self.dropped_turns = 0
+        self._listening = False
 
     @property
     def speaking(self) -> bool:
@@ -93,6 +100,12 @@ class Conversation:
         done: asyncio.Future[Turn | None] = asyncio.get_running_loop().create_future()
         await self.pending.put((item, done))
         return await done
+
+    def listening(self) -> None:
+        """Tell the device fayd hears speech (Fay's ``log`` state), once an utterance."""
+        if not self._listening:
+            self._listening = True
+            self.sender.send(self.device, Human(key="log", value="listening"))
 
     def barge_in(self) -> bool:
         """The user started speaking over the reply: stop it now. True if one was stopped."""
@@ -164,7 +177,45 @@ class Conversation:
             question, user, source = item.text, item.user or user, "text"
         turn = Turn(user=user, device=self.device, question=question, source=source)
         turn.timings.update(timings)
-        return await self.speak(turn)
+        return await self.answer(turn)
+
+    async def answer(self, turn: Turn) -> Turn:
+        """Understand the question (router, skills: docs/understanding.md) and reply: a
+        skill's words, or the model's (chit-chat); "stop" stops the device, no reply."""
+        self._listening = False
+        self.sender.send(self.device, Human(key="log", value="thinking"))
+        if self.understanding is None:
+            return await self.speak(turn)
+        decision = self.understanding.decide(turn.question, turn.user, self.device)
+        turn.decision = decision.explain()
+        turn.mark("understood_ms")
+        if decision.intent == "stop":
+            self.sender.send(self.device, Command("stop", {"reason": "asked"}))
+            self.playing_until = 0.0
+            await self.chat.record(turn, {})
+            return turn
+        if decision.intent == "reset":
+            await self.chat.start_over(turn.user, self.device)
+            outcome: Outcome | None = Outcome(START_OVER[decision.lang == "zh"])
+        else:
+            outcome = await self.understanding.act(decision, turn.question, turn.user, self.device)
+        if outcome is None:
+            return await self.speak(turn)
+        return await self.say(turn, outcome)
+
+    async def say(self, turn: Turn, outcome: Outcome) -> Turn:
+        """Deliver a skill's reply (no model: no model gate to wait for) and store it."""
+        self.reply_stream = (self.reply_stream + 1) % 65536
+        output = self._output()
+        self.generating = True
+        try:
+            said = _sentences(turn, outcome.say)
+            await output.deliver(turn, said, self.reply_stream, outcome.action)
+        finally:
+            self.generating = False
+        self._played(turn, output)
+        await self.chat.record(turn, {"skill": outcome.detail}, outcome.importance)
+        return turn
 
     async def speak(self, turn: Turn) -> Turn:
         """Run the model for ``turn`` and deliver its reply to the device."""
@@ -176,7 +227,19 @@ class Conversation:
                 await output.deliver(turn, self.chat.reply(turn), self.reply_stream)
             finally:
                 self.generating = False
+        self._played(turn, output)
+        return turn
+
+    def _played(self, turn: Turn, output: ReplyOutput) -> None:
         if "first_audio_ms" in turn.timings:
             first_audio = turn.started + turn.timings["first_audio_ms"] / 1000
             self.playing_until = first_audio + output.audio_s
-        return turn
+
+
+async def _sentences(turn: Turn, text: str) -> AsyncIterator[str]:
+    """A skill's fixed words, sentence by sentence (each is spoken as it is synthesised)."""
+    splitter = SentenceSplitter()
+    for sentence in [*splitter.feed(text), *filter(None, [splitter.flush()])]:
+        turn.mark("llm_first_sentence_ms")
+        turn.sentences.append(sentence)
+        yield sentence

@@ -16,6 +16,8 @@ from fayd.agent.listening import Gates
 from fayd.agent.output import ReplyOutput
 from fayd.agent.ports import AgentEngines, Devices
 from fayd.agent.turn import Turn
+from fayd.agent.understand.router import is_stop
+from fayd.agent.understanding import Understanding
 from fayd.protocol import Sender, TextIn
 from fayd.speech import SpeechSegment
 
@@ -39,8 +41,10 @@ class Dialogue:
         devices: Devices,
         rules: ActionRules | None,
         default_user: str,
+        understanding: Understanding | None = None,
     ) -> None:
         self.chat = chat
+        self.understanding = understanding
         self.engines = engines
         self.sender = sender
         self.devices = devices
@@ -58,10 +62,15 @@ class Dialogue:
 
     def heard_early(self, device: str, speech: SpeechSegment) -> None:
         """The utterance so far, once the speaker paused: transcribed ahead if ASR is idle."""
-        self._conversation(device).ears.speculate(speech)
+        conversation = self._conversation(device)
+        conversation.listening()
+        conversation.ears.speculate(speech)
 
     def typed(self, device: str, text: TextIn) -> None:
-        self._conversation(device).submit(text)
+        conversation = self._conversation(device)
+        if is_stop(text.text):  # at once, not after the reply it means to stop
+            conversation.barge_in()
+        conversation.submit(text)
 
     def interrupt(self, device: str) -> bool:
         """The user talks over the reply: stop it (True when one was playing)."""
@@ -118,6 +127,7 @@ class Dialogue:
                 self.gates,
                 user=lambda: self.devices.user_of(device) or self.default_user,
                 output=lambda: self._output(device, sender),
+                understanding=self.understanding,
             )
             self.conversations[device] = found
         return found

@@ -12,7 +12,7 @@ from typing import Any
 
 from fayd.agent.expression import ActionRules, sentiment
 from fayd.agent.turn import Turn
-from fayd.protocol import AudioChunk, Human, Sender, chunk_pcm
+from fayd.protocol import Action, AudioChunk, Human, Sender, chunk_pcm
 from fayd.speech import Tts
 from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
 
@@ -36,8 +36,15 @@ class ReplyOutput:
         #: Seconds of speech sent so far.
         self.audio_s = 0.0
 
-    async def deliver(self, turn: Turn, sentences: AsyncIterator[str], stream: int) -> None:
-        """Send every sentence as it arrives; close the reply with IsEnd frames."""
+    async def deliver(
+        self,
+        turn: Turn,
+        sentences: AsyncIterator[str],
+        stream: int,
+        action: Action | None = None,
+    ) -> None:
+        """Send every sentence as it arrives; close the reply with IsEnd frames. ``action``
+        replaces the action rules' for every sentence (an emergency's calm one)."""
         seq = 0
         index = 0
         speak = self.tts is not None
@@ -45,6 +52,8 @@ class ReplyOutput:
             async for sentence in sentences:
                 first = index == 0
                 feeling = self._expression(sentence)
+                if action is not None:
+                    feeling["action"] = action
                 text = Human(key="text", text=sentence, is_first=first, **feeling)
                 self.sender.send(self.device, text)
                 if speak:

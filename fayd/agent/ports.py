@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fayd.llm import ChatLlm
-from fayd.protocol import Action
+from fayd.protocol import Action, Alert
 from fayd.speech import Asr, Tts
 
 
@@ -44,8 +44,24 @@ class Devices(Protocol):
         """A semantic Action for a robot or screen, outside a reply."""
         ...
 
+    def volume_of(self, device: str) -> int | None:
+        """The speaker's volume as last set (None: never set, the device's own)."""
+        ...
+
     def stop_playback(self, device: str) -> bool: ...
 
     def show_text(self, device: str, text: str) -> bool: ...
 
-    def set_volume(self, device: str, volume: int) -> bool: ...
+    def set_volume(self, device: str, volume: int) -> bool:
+        """0-100, kept as the device's setting (it is told again when it reconnects)."""
+        ...
+
+    def set_brightness(self, device: str, level: int) -> bool: ...
+
+    def sleep_until(self, device: str, until: float) -> None:
+        """fayd starts no talk on the device before ``until`` (Unix time)."""
+        ...
+
+    def raise_alert(self, alert: Alert) -> None:
+        """Tell every device and the household (``<prefix>/alerts/<id>``, retained) at once."""
+        ...

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 #: The longest the model waits for a held turn (a safety net: the holder always releases).
 MAX_HOLD_S = 2.0
@@ -31,6 +32,8 @@ class Turn:
     started: float = field(default_factory=time.monotonic)
     timings: dict[str, float] = field(default_factory=dict)
     sentences: list[str] = field(default_factory=list)
+    #: What the router decided and why (``Decision.explain()``), when it ran.
+    decision: dict[str, Any] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     #: Cleared while the first sentence is being synthesised: the model waits between tokens
     #: so that speech, the thing the user is waiting for, has the CPU (``hold_model``).

@@ -66,11 +66,17 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
 
 def cmd_say(cfg: Config, args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"text": " ".join(args.text), "user": args.user, "device": args.device}
-    print(call(cfg, "POST", "/api/say", timeout=300, json=body)["reply"])
+    done = call(cfg, "POST", "/api/say", timeout=300, json=body)
+    print(done["reply"])
+    if args.explain:
+        print(json.dumps(done.get("decision") or {}, ensure_ascii=False))
     return 0
 
 
 def cmd_chat(cfg: Config, args: argparse.Namespace) -> int:
+    if args.reset:
+        call(cfg, "POST", "/api/reset", json={"user": args.user, "device": args.device})
+        print("A new conversation: what was said before is left behind (memories stay).")
     print("Talk to fayd; an empty line or Ctrl-D ends.")
     while True:
         try:
@@ -130,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         if name == "say":
             p.add_argument("text", nargs="+")
+            p.add_argument(
+                "--explain", action="store_true", help="also print how it was understood"
+            )
+        else:
+            p.add_argument(
+                "--reset", action="store_true", help="start a new conversation (memory stays)"
+            )
         p.add_argument("--user", help="who is talking (default: agent.default_user)")
         p.add_argument("--device", help="also speak the reply on this device")
         p.set_defaults(func=func)

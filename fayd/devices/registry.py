@@ -18,7 +18,7 @@ from typing import Any
 from fayd.beat import until_beat
 from fayd.errors import ProtocolError
 from fayd.protocol import Command, Hello, Sender
-from fayd.store import Store, records
+from fayd.store import Store, prefs_records, records
 from fayd.store import devices_records as reg
 from fayd.store.devices_records import DeviceSettings
 
@@ -75,6 +75,8 @@ class DeviceState:
     online: bool = False
     settings: DeviceSettings = field(default_factory=DeviceSettings)
     errors: ErrorBudget = field(default_factory=ErrorBudget)
+    #: fayd starts no talk on it before this (Unix time; "sleep for an hour").
+    asleep_until: float = 0.0
 
     @property
     def user(self) -> str | None:
@@ -149,6 +151,8 @@ class DeviceRegistry:
                 continue
             state = self.state(row["id"])
             state.hello, state.online = hello, bool(row["online"])
+        for device, until in (await self.store.run(prefs_records.device_sleep)).items():
+            self.state(device).asleep_until = until
 
     async def poll_settings(self) -> None:
         """Forever: apply settings changed by ``fayd devices set`` (a supervised task)."""
@@ -189,11 +193,14 @@ class DeviceRegistry:
         state = self.states.get(device)
         if state is None:
             return {}
-        return {
+        out: dict[str, Any] = {
             "user": state.user,
             "settings": state.settings.to_dict(),
             "errors_suppressed": state.errors.suppressed,
         }
+        if state.asleep_until > time.time():
+            out["asleep_until"] = state.asleep_until
+        return out
 
     # --- the agent's questions (fayd.agent.ports.Devices) ------------------------------------
     def user_of(self, device: str) -> str | None:

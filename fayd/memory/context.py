@@ -19,7 +19,10 @@ conversation's events beside the facts, the personas between working memory and 
 portrait; inside a document the oldest entry goes first, as MemoryFS truncates.
 
 Everything but playbooks (written by the people who run fayd) is screened again here:
-content that reads like an instruction to the model is left out, whatever path stored it.
+content that reads like an instruction to the model is left out, whatever path stored it;
+so are a degenerate reply's traces from before the chat guardrails (a template slot, a
+recalled memory line copied into a reply, a loop: ``hygiene.py``), which the model would
+copy again.
 Nodes of the current session are left out too: the chat history already holds them.
 """
 
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd.memory import documents as docs
+from fayd.memory import hygiene
 from fayd.memory import playbooks as pb
 from fayd.memory.budget import CountTokens
 from fayd.memory.facts import Facts
@@ -119,6 +123,16 @@ def _safe(text: str, what: str) -> bool:
     return phrase is None
 
 
+def _clean(text: str, what: str) -> bool:
+    """Not a degenerate reply's trace (prompt format, a template slot, a loop) in a
+    remembered exchange or a note. Speaker labels are fine here: a conversation node is
+    "Ann：… / Fay：…" by design."""
+    junk = hygiene.artifact(text, roles=False) or ("loop" if hygiene.looping(text) else None)
+    if junk:
+        log.info("context: %s left out (%s)", what, junk)
+    return junk is None
+
+
 def _rules(memory: Any, user: str) -> list[Entry]:
     out = []
     for i, node in enumerate(memory.get_active_rules(user, n=50)):
@@ -169,7 +183,8 @@ def _documents(memory: Any, user: str, session: str) -> list[Entry]:
     for sec in docs.Documents(memory.store).sections(user, session):
         n = len(sec.lines)
         for i, (entry, line) in enumerate(zip(sec.entries, sec.lines, strict=True)):
-            if _safe(line, f"{sec.category} entry #{entry.id}"):
+            what = f"{sec.category} entry #{entry.id}"
+            if _safe(line, what) and _clean(entry.text, what):
                 value = DOC_BASE[sec.category] + 0.2 * (i + 1) / (n + 1)
                 out.append(Entry(f"doc:{sec.category}", line, value, order=i))
     return out
@@ -219,7 +234,8 @@ def _nodes(
             continue
         if per_type.get(kind, 0) >= PER_TYPE:
             continue
-        if not _safe(hit["content"], f"node #{hit['node_id']}"):
+        what = f"node #{hit['node_id']}"
+        if not (_safe(hit["content"], what) and _clean(hit["content"], what)):
             continue
         per_type[kind] = per_type.get(kind, 0) + 1
         stamp = f"[{hit['datetime']}] " if hit["datetime"] else ""

@@ -14,12 +14,28 @@ to the model goes to the quarantine instead (approval replays it into its docume
 writes of one extraction are one transaction. A failed model call, an unparsable answer or
 a shutdown meanwhile writes nothing, with a log line; the exchanges stay in the
 conversation store either way.
+
+Hygiene (:func:`drop_unfounded`, text checks in ``hygiene.py``): an item is dropped when it
+holds a template slot ("The user's favorite hobby is [user_persona_name]"), prompt format
+(a speaker label, a memory-line stamp, a category name, markup), a loop, reads as a reply
+rather than a note ("You are so kind!", "I'm so sorry…"), or makes a claim the user did not:
+each of its sentences must take at least :data:`GROUNDED` of its content words from the
+user's own messages in the block (the reply of an exchange the chat guard rejected is not
+even shown). Measured with the bundled SmolLM2-135M on 13 sessions of
+``benchmarks/chitchat.py``'s small talk (two seeds) and two clean six-turn conversations
+(three seeds): 68 items, of which a person would accept none as a note (loops, HTML and JSON
+fragments, the model's replies in its own voice, template slots, a true fact with an
+invented one after it). Before this filter all 68 would have been written (0 % acceptable);
+after it none is (0 written). Well-formed, grounded notes pass (tests/test_chitchat.py).
+With this model the extraction writes nearly nothing; a bigger model or a LAN server is
+what makes it useful.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -29,7 +45,7 @@ import sqlite_utils
 
 from fayd.llm import ChatLlm
 from fayd.memory import documents as docs
-from fayd.memory import quarantine
+from fayd.memory import hygiene, quarantine
 from fayd.memory.budget import CountTokens, context_size, counter
 from fayd.memory.provenance import AGENT, screen
 from fayd.memory.tags import normalize_tags
@@ -53,6 +69,9 @@ KNOWN_TOKENS = 200
 #: A longer message is cut for the prompt (the conversation store keeps it whole).
 MESSAGE_CHARS = 600
 SOURCE = "memory_extract"
+#: Share of a note's content words that must come from the conversation (see
+#: :func:`drop_unfounded`).
+GROUNDED = 0.5
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -121,14 +140,21 @@ def exchanges(
     db: sqlite_utils.Database, conversation: int, last: int, n: int
 ) -> list[tuple[str, str]]:
     """(question, answer) of exchanges ``last - n + 1`` … ``last`` (1-based), oldest first:
-    the turns an extraction was due for, even if more were stored meanwhile."""
+    the turns an extraction was due for, even if more were stored meanwhile. The answer of
+    an exchange the guardrails rejected (``"rejected"`` in its meta: a loop, an echo, a
+    fallback line) is left empty: what the user said counts, not what the model botched."""
     first = max(last - n, 0)
     rows = db.execute(
-        "SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id LIMIT ? OFFSET ?",
+        "SELECT role, text, json_extract(meta, '$.rejected') FROM messages"
+        " WHERE conversation_id = ? ORDER BY id LIMIT ? OFFSET ?",
         [conversation, 2 * (last - first), 2 * first],
     ).fetchall()
     pairs = zip(rows[::2], rows[1::2], strict=False)
-    return [(q, a) for (qr, q), (ar, a) in pairs if qr == "user" and ar == "assistant"]
+    return [
+        (q, "" if rejected else a)
+        for (qr, q, _), (ar, a, rejected) in pairs
+        if qr == "user" and ar == "assistant"
+    ]
 
 
 def known(db: sqlite_utils.Database, username: str, conversation: str) -> dict[str, list[str]]:
@@ -183,7 +209,7 @@ def build_messages(
     budget = n_ctx - count(system) - count(frame) - answer_tokens - 64  # 64: chat template
     blocks: list[str] = []
     for question, answer in reversed(turns):
-        block = f"{user}: {_line(question)}\n{agent}: {_line(answer)}"
+        block = f"{user}: {_line(question)}" + (f"\n{agent}: {_line(answer)}" if answer else "")
         cost = count(block) + 1
         if cost > budget:
             break
@@ -238,6 +264,46 @@ def drop_echoes(items: list[Item], messages: list[dict[str, str]], user: str) ->
         " ".join([messages[0]["content"], PROMPT.format(known="", exchanges="", user=user)])
     )
     return [i for i in items if _key(i.text).rstrip(".:!") not in frame]
+
+
+#: A note is a statement about the user; one that speaks to them ("You are so kind!"), in
+#: the model's own voice ("I'm so sorry…") or asks something is a reply copied, not a note.
+_REPLY = re.compile(
+    r"^\W*(i|i'm|i've|i'll|i'd|you|you're|you've|your|hello|hi|oh|dear|yes|no)\b|[!?]\W*$",
+    re.IGNORECASE,
+)
+
+
+def drop_unfounded(
+    items: list[Item], turns: list[tuple[str, str]], user: str, agent: str
+) -> tuple[list[Item], list[dict[str, str]]]:
+    """Items fit to keep, and the others with the reason. Out go template slots ("The user's
+    favorite hobby is [user_persona_name]"), prompt format (speaker labels, memory-line stamps,
+    category names), loops, and claims not grounded in what the user said: at least
+    :data:`GROUNDED` of the content words of each of a note's sentences must come from the
+    user's messages. The
+    model's own replies are no evidence of the user's life (a small model's digest copies
+    them). Names and stop words do not count as content."""
+    said = " ".join(q for q, _ in turns)
+    kept, dropped = [], []
+    for item in items:
+        reason = hygiene.artifact(item.text, (user, agent))  # "Ann: …" is a transcript
+        if reason is None and hygiene.looping(item.text):
+            reason = "loop"
+        if reason is None and _REPLY.search(item.text):
+            reason = "reply"
+        if reason is None:
+            # Each sentence on its own: a true start does not carry an invented end ("Bob is
+            # a carpenter. He's always making things with his two boys.").
+            sentences = [x for x in re.split(r"(?<=[.!?;])\s+", item.text) if x.strip()]
+            share = min(hygiene.grounding(x, said, (user, agent)) for x in sentences)
+            if share < GROUNDED:
+                reason = f"ungrounded ({share:.2f})"
+        if reason is None:
+            kept.append(item)
+        else:
+            dropped.append({"category": item.category, "text": item.text, "reason": reason})
+    return kept, dropped
 
 
 # --- the writes -------------------------------------------------------------------------
@@ -388,7 +454,11 @@ def run_extraction(
     if items is None:
         log.warning("memory extraction from %s: unparsable answer %r", span, answer[:200])
         return {**report, "error": "unparsable answer"}
-    items = drop_echoes(items, messages, username)
+    items, unfounded = drop_unfounded(
+        drop_echoes(items, messages, username), pairs, username, agent_name
+    )
+    for gone in unfounded:
+        log.info("extracted %s dropped (%s): %r", gone["category"], gone["reason"], gone["text"])
     stamp = time.time() if now is None else now
     try:
         result = store.call(write_items, username, conv, items, stamp)
@@ -402,4 +472,4 @@ def run_extraction(
         len(result["quarantined"]),
         result["repeated"],
     )
-    return {**report, "items": [vars(i) for i in items], **result}
+    return {**report, "items": [vars(i) for i in items], "dropped": unfounded, **result}

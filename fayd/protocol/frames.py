@@ -313,7 +313,28 @@ class Human:
 
 
 #: JSON frame classes by kind (the audio kind is binary: see fayd.protocol.audio).
+@dataclass(frozen=True)
+class Alert(Frame):
+    """fayd → the household's devices (and, retained, ``<prefix>/alerts/<id>``): something is
+    wrong — someone asked for help aloud; later, a care rule. Devices show or say it."""
+
+    KIND: ClassVar[str] = "alert"
+    id: str
+    #: "emergency" (a call for help, a fall …); the care rules add theirs.
+    kind: str
+    #: "critical", "warning" or "info".
+    severity: str
+    #: What happened, in words (what was said, for an emergency).
+    text: str
+    at: float
+    user: str | None = None
+    device: str | None = None
+    #: "open", then "acknowledged" and "resolved" (the care rules' escalation).
+    state: str = "open"
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
 JSON_KINDS: dict[str, type] = {
     cls.KIND: cls
-    for cls in (Hello, Presence, Heartbeat, TextIn, SensorEvent, Command, Ack, Error, Human)
+    for cls in (Hello, Presence, Heartbeat, TextIn, SensorEvent, Command, Ack, Error, Human, Alert)
 }

@@ -43,6 +43,7 @@ KIND_CODES: dict[str, int] = {
     "ack": 0x08,
     "error": 0x09,
     "audio": 0x0A,
+    "alert": 0x0B,
 }
 CODE_KINDS: dict[int, str] = {code: kind for kind, code in KIND_CODES.items()}
 assert set(KIND_CODES) == set(KINDS), "every protocol kind needs a serial code"

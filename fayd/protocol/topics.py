@@ -3,6 +3,7 @@
 <prefix>/dev/<device>/up/<kind>     device → fayd
 <prefix>/dev/<device>/down/<kind>   fayd → device
 <prefix>/daemon/status              fayd's own presence (retained, last will)
+<prefix>/alerts/<id>                an alert (retained while it is open)
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ class Topics:
     @property
     def daemon_status(self) -> str:
         return f"{self.prefix}/daemon/status"
+
+    def alert(self, alert_id: str) -> str:
+        return f"{self.prefix}/alerts/{alert_id}"
+
+    @property
+    def all_alerts(self) -> str:
+        return f"{self.prefix}/alerts/#"
 
     def parse(self, topic: str) -> tuple[str, str, str] | None:
         """(device, direction, kind) of a device topic, or None if it is not one."""

@@ -65,6 +65,8 @@ class Control(Protocol):
 
     async def reload_devices(self) -> dict[str, Any]: ...
 
+    async def start_over(self, user: str | None, device: str | None) -> dict[str, Any]: ...
+
 
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
@@ -139,6 +141,17 @@ def build_app(control: Control) -> Starlette:
         except OtaError as exc:
             return _error(str(exc), exc.status)
 
+    async def post_reset(request: Request) -> JSONResponse:
+        """``fayd chat --reset``: a new conversation (long-term memory stays)."""
+        try:
+            body = await _json_object(request)
+        except ValueError:
+            return _error("the body must be a JSON object", 400)
+        user, device = body.get("user"), body.get("device")
+        if not all(v is None or isinstance(v, str) for v in (user, device)):
+            return _error("'user' and 'device' must be strings", 400)
+        return JSONResponse(await control.start_over(user, device))
+
     async def post_reload_devices(request: Request) -> JSONResponse:
         """After ``fayd devices add/remove``: the broker's accounts are written again and
         reloaded, so a removed device is disconnected at once."""
@@ -151,6 +164,7 @@ def build_app(control: Control) -> Starlette:
         routes=[
             Route("/api/status", get_status, methods=["GET"]),
             Route("/api/say", post_say, methods=["POST"]),
+            Route("/api/reset", post_reset, methods=["POST"]),
             Route("/api/devices/{device}/ota", post_ota, methods=["POST"]),
             Route("/api/devices/reload", post_reload_devices, methods=["POST"]),
         ]

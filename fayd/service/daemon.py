@@ -22,7 +22,7 @@ from fayd.auth import ensure_token, verify_ota_signature
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError
-from fayd.protocol import Topics
+from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
@@ -158,7 +158,13 @@ class Daemon:
                 queue_size=cfg.serial.queue_size,
                 max_backoff=cfg.serial.max_backoff_s,
             )
-        parts = self.parts = build(cfg, store, self.engines, Router(self.link, self.serial))
+        topics = self.link.topics
+
+        def announce(alert: Alert) -> None:
+            self.link.announce(topics.alert(alert.id), encode(alert))
+
+        sender = Router(self.link, self.serial)
+        parts = self.parts = build(cfg, store, self.engines, sender, announce)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
@@ -331,4 +337,16 @@ class Daemon:
         turn = await self.parts.dialogue.say(text, user, device)
         if turn is None:
             raise LookupError("the turn was interrupted or failed; see the log")
-        return {"reply": turn.answer, "sentences": turn.sentences, "timings": turn.timings}
+        return {
+            "reply": turn.answer,
+            "sentences": turn.sentences,
+            "timings": turn.timings,
+            "decision": turn.decision,
+        }
+
+    async def start_over(self, user: str | None, device: str | None) -> dict[str, Any]:
+        """``fayd chat --reset``: the next turn starts a new conversation; memory stays."""
+        assert self.parts is not None
+        user = user or self.cfg.agent.default_user
+        await self.parts.dialogue.chat.start_over(user, device or "cli")
+        return {"user": user, "device": device or "cli", "reset": True}

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
 from fayd.agent.expression import load_rules
+from fayd.agent.prefs import Preferences
+from fayd.agent.skills import all_skills
+from fayd.agent.understand.intents import IntentClassifier, load_examples
+from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+from fayd.agent.understand.router import Router
+from fayd.agent.understanding import Understanding
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
 from fayd.devices.hub import DeviceHub
@@ -18,10 +27,11 @@ from fayd.devices.microphones import Microphones
 from fayd.devices.ota import OtaManager
 from fayd.devices.registry import DeviceRegistry
 from fayd.devices.sensors import EventMemory, EventWriter
+from fayd.errors import ConfigError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
 from fayd.memory.reembed import reembed_in_background
-from fayd.protocol import Sender
+from fayd.protocol import Alert, Sender
 from fayd.service.engines import Engines
 from fayd.store import Store
 
@@ -76,7 +86,38 @@ class Parts:
         }
 
 
-def build(cfg: Config, store: Store, engines: Engines, sender: Sender) -> Parts:
+def understanding(
+    cfg: Config, store: Store, engines: Engines, devices: DeviceActions, memory: Memory | None
+) -> Understanding:
+    """The router (its intents embedded once, now) and the skills. A broken qa.csv or
+    intents file stops the start with the file, line and reason (a ConfigError)."""
+    skills = all_skills()
+    extra = [Path(cfg.agent.intents)] if cfg.agent.intents else []
+    examples = load_examples(extra)
+    embedder = engines.embedder
+    intents = IntentClassifier(embedder, examples) if embedder is not None else None
+    qa = QaTable.load(cfg.agent.qa_csv or DEFAULT_QA, skills.names)
+    router = Router(embedder, intents, qa)
+    return Understanding(router, skills, devices, memory, Preferences(store), household_zone(cfg))
+
+
+def household_zone(cfg: Config) -> tzinfo:
+    """``agent.timezone``, else the system's own zone."""
+    if not cfg.agent.timezone:
+        return datetime.now().astimezone().tzinfo or UTC
+    try:
+        return ZoneInfo(cfg.agent.timezone)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"agent.timezone: no time zone {cfg.agent.timezone!r}") from exc
+
+
+def build(
+    cfg: Config,
+    store: Store,
+    engines: Engines,
+    sender: Sender,
+    announce: Callable[[Alert], None] | None = None,
+) -> Parts:
     memory = None
     if engines.embedder is not None:
         memory = Memory(
@@ -86,14 +127,16 @@ def build(cfg: Config, store: Store, engines: Engines, sender: Sender) -> Parts:
             MemoryConfig(default_user=cfg.agent.default_user),
         )
     registry = DeviceRegistry(store, sender)
+    devices = DeviceActions(registry, sender, announce)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
     dialogue = Dialogue(
         chat,
         engines.for_agent(),
         sender,
-        DeviceActions(registry, sender),
+        devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
+        understanding(cfg, store, engines, devices, memory),
     )
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed

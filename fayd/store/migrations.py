@@ -271,6 +271,26 @@ def m008_device_keys(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX device_events_identity ON device_events (device, epoch, seq)")
 
 
+def m009_preferences(db: sqlite_utils.Database) -> None:
+    """What people asked of fayd by voice: a user's preferences (quiet hours …) and a
+    device's "sleep until" (fayd starts no talk on it before then)."""
+    db.execute(
+        """CREATE TABLE preferences (
+            username TEXT NOT NULL,
+            key TEXT NOT NULL,          -- e.g. quiet_hours
+            value TEXT NOT NULL,        -- JSON
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (username, key)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE device_sleep (
+            device TEXT PRIMARY KEY,
+            until REAL NOT NULL         -- Unix time
+        )"""
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -280,6 +300,7 @@ MIGRATIONS: list[Migration] = [
     m006_memory_fts,
     m007_memory_household,
     m008_device_keys,
+    m009_preferences,
 ]
 
 

@@ -71,24 +71,40 @@ def conversation_for(db: sqlite_utils.Database, user: str, device: str) -> int:
     return int(table.last_pk)
 
 
+def end_conversation(db: sqlite_utils.Database, user: str, device: str) -> None:
+    """ "Let's start again": the next turn of this user on this device starts a new
+    conversation (the old one, and every memory, stays)."""
+    db.execute(
+        "UPDATE conversations SET last_at = 0 WHERE user = ? AND device = ? AND last_at > ?",
+        [user, device, time.time() - CONVERSATION_GAP_S],
+    )
+
+
 def history(db: sqlite_utils.Database, conversation_id: int, turns: int) -> list[dict[str, str]]:
     """At least the last ``turns`` exchanges (when there are that many) as chat messages,
     oldest first, trimmed in blocks: the window grows by one exchange a turn up to
     ``2 × turns - 1`` and then falls back to ``turns``. A window that slid by one every turn
     would change the prompt right after the persona each time and cost the model a full
-    re-read; this one keeps the prompt's beginning (and llama.cpp's cache of it) stable."""
+    re-read; this one keeps the prompt's beginning (and llama.cpp's cache of it) stable.
+    Exchanges marked ``rejected`` in their meta (a degenerate reply the guardrails replaced:
+    fayd.agent.guard) are left out and not counted: the model must not copy them."""
     if turns <= 0:
         return []
     (messages,) = db.execute(
-        "SELECT count(*) FROM messages WHERE conversation_id = ?", [conversation_id]
+        f"SELECT count(*) FROM messages WHERE conversation_id = ? AND {_KEPT}", [conversation_id]
     ).fetchone()
     done = messages // 2
     keep = done if done < turns else turns + (done - turns) % turns
     rows = db.execute(
-        "SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
+        f"SELECT role, text FROM messages WHERE conversation_id = ? AND {_KEPT}"
+        " ORDER BY id DESC LIMIT ?",
         [conversation_id, keep * 2],
     ).fetchall()
     return [{"role": role, "content": text} for role, text in reversed(rows)]
+
+
+#: Messages whose exchange was not rejected (both rows of a turn carry the same meta).
+_KEPT = "(meta IS NULL OR json_extract(meta, '$.rejected') IS NULL)"
 
 
 def record_turn(

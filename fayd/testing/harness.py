@@ -16,7 +16,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiomqtt
+import httpx
 
+from fayd.auth import read_token
 from fayd.devices.simulator import SimDevice
 from fayd.transport.mqtt import parse_mqtt_url
 
@@ -96,6 +98,12 @@ class DaemonProcess:
         """A simulated device, added first (with a key) like a real one."""
         password = self.add_device(device)["mqtt_password"]
         return SimDevice(self.runtime["mqtt"], device, password=password)
+
+    def api(self, method: str, path: str, **kw: object) -> httpx.Response:
+        """A request to the control API, with the token (fayd.auth)."""
+        token = read_token(self.state)
+        headers = {"Authorization": f"Bearer {token}"}
+        return httpx.request(method, self.runtime["api"] + path, headers=headers, **kw)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""

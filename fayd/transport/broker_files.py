@@ -8,7 +8,8 @@ decided here (docs/security.md):
 - a device logs in with its id as user name and the password derived from its secret;
   the broker makes the user name its client id (``use_username_as_clientid``), so no client
   can take another's id and kick it off, and the ACL (by user name) lets it publish only on
-  ``<prefix>/dev/<its id>/up/#`` and read only its own ``down`` topics and fayd's status.
+  ``<prefix>/dev/<its id>/up/#`` and read only its own ``down`` topics, fayd's status and
+  the household's alerts.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def acl_text(prefix: str) -> str:
         f"pattern write {prefix}/dev/%u/up/#\n"
         f"pattern read {prefix}/dev/%u/down/#\n"
         f"pattern read {prefix}/daemon/status\n"
+        f"pattern read {prefix}/alerts/#\n"
         f"\nuser {DAEMON_USER}\n"
         "topic readwrite #\n"
     )

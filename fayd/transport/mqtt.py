@@ -104,6 +104,10 @@ class MqttLink:
         qos = 0 if isinstance(frame, AudioChunk) else 1
         return self._enqueue(self.topics.down(device, kind), encode(frame), qos, retain)
 
+    def announce(self, topic: str, payload: bytes) -> bool:
+        """A household message on ``topic`` (an alert), retained, at QoS 1."""
+        return self._enqueue(topic, payload, 1, True)
+
     def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> bool:
         try:
             self.outbox.put_nowait((topic, payload, qos, retain))

@@ -138,6 +138,10 @@ class Device:
                 self.sensor.on_ack(frame.get("ref", ""))
         elif kind == "error":
             hw.log("fayd: %s: %s" % (frame.get("code"), frame.get("message")))
+        elif kind == "alert":
+            hw.record("alert", id=frame.get("id"), severity=frame.get("severity"))
+            if self.screen:
+                self.screen.show_text(str(frame.get("text") or ""), 1)
         else:
             raise FwError("fayd may not send %s frames" % kind, "unexpected")
 

@@ -23,6 +23,7 @@ KINDS = (
     "error",
     "human",
     "audio",
+    "alert",
 )
 
 
@@ -230,6 +231,7 @@ KIND_CODES = {
     "ack": 0x08,
     "error": 0x09,
     "audio": 0x0A,
+    "alert": 0x0B,
 }
 CODE_KINDS = {}
 for _k in KIND_CODES:

@@ -1,0 +1,110 @@
+"""Emergencies and preferences about being left in peace.
+
+An emergency never waits for the LLM: a fixed, calm reassurance in the user's language; an
+alert to every device and to the household's alert topic, sent before anything is said; a
+question to learn more; the exchange remembered with importance 10. Quiet hours ("don't talk
+to me after ten at night") are kept for the reminders' scheduler and as a rule in memory."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from datetime import time
+from typing import Any
+
+from fayd.agent.prefs import QuietHours
+from fayd.agent.skills import words
+from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.protocol import Action, Alert
+
+#: Said at once, before any model runs (English, Chinese); the alert goes out first.
+REASSURE = {
+    "fall": (
+        "I'm here with you. I'm calling for help now. Try not to get up too quickly. "
+        "Are you hurt anywhere?",
+        "我在这里陪着你。我正在叫人来帮忙。先别急着起来。你哪里受伤了吗？",
+    ),
+    "chest_pain": (
+        "I'm calling for help right now. Sit down and rest, and keep still. "
+        "Is the pain getting worse?",
+        "我马上叫人来帮忙。先坐下休息，别乱动。疼得越来越厉害吗？",
+    ),
+    "breathing": (
+        "I'm calling for help right now. Sit upright and try to breathe slowly. "
+        "Help is on the way. Can you speak to me?",
+        "我马上叫人来帮忙。坐直，慢慢呼吸。马上就有人来。你还能说话吗？",
+    ),
+    "stroke": (
+        "I'm calling for help right now. Stay where you are and keep still. "
+        "Can you tell me what you're feeling?",
+        "我马上叫人来帮忙。待在原地别动。你能告诉我你感觉怎么样吗？",
+    ),
+    "bleeding": (
+        "I'm calling for help right now. Press firmly on the wound with a clean cloth. "
+        "Help is on the way. Where are you bleeding?",
+        "我马上叫人来帮忙。用干净的布用力按住伤口。马上就有人来。哪里在流血？",
+    ),
+    "help": (
+        "I'm here, and I'm calling for help right now. Can you tell me what's happened?",
+        "我在这里，我马上叫人来帮忙。能告诉我发生了什么吗？",
+    ),
+}
+CALM = Action("care.emergency", "comfort", "calm", 0.6, 100)
+
+
+async def emergency(args: dict[str, Any], ctx: Context) -> Outcome:
+    kind = args.get("kind") if args.get("kind") in REASSURE else "help"
+    alert = Alert(
+        id=f"a-{int(ctx.now.timestamp())}-{secrets.token_hex(2)}",
+        kind="emergency",
+        severity="critical",
+        text=str(args.get("said") or kind),
+        at=ctx.now.timestamp(),
+        user=ctx.user,
+        device=ctx.device,
+        detail={"emergency": kind},
+    )
+    ctx.devices.raise_alert(alert)
+    said = REASSURE[kind][ctx.lang == "zh"]
+    return Outcome(said, importance=10, action=CALM, detail={"alert": alert.id, "kind": kind})
+
+
+async def quiet_hours(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = ctx.lang == "zh"
+    start, end = args.get("start"), args.get("end")
+    if not isinstance(start, time) or not isinstance(end, time):
+        start = time.fromisoformat(str(start or "22:00"))
+        end = time.fromisoformat(str(end or "07:00"))
+    await ctx.prefs.set_quiet_hours(ctx.user, QuietHours(start, end))
+    begin, finish = words.clock(start, ctx.lang), words.clock(end, ctx.lang)
+    rule = f"{ctx.user} does not want fayd to start talking between {start:%H:%M} and {end:%H:%M}."
+    if ctx.memory is not None:
+        await asyncio.to_thread(
+            ctx.memory.remember, rule, ctx.user, "rule", "voice", True, ["domain:preferences"]
+        )
+    if zh:
+        return Outcome(f"好的。从{begin}到{finish}，我不会主动跟你说话。")
+    return Outcome(f"All right. I won't start talking to you between {begin} and {finish}.")
+
+
+_HHMM = {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"}
+SKILLS = [
+    Skill(
+        "emergency",
+        "Someone needs help now: reassure them, raise an alert to every device and the household.",
+        {
+            "type": "object",
+            "properties": {
+                "kind": {"enum": sorted(REASSURE)},
+                "said": {"type": "string", "maxLength": 1000},
+            },
+        },
+        emergency,
+    ),
+    Skill(
+        "quiet_hours",
+        "Keep quiet (start no talk) between two times of day, every day.",
+        {"type": "object", "properties": {"start": _HHMM, "end": _HHMM}},
+        quiet_hours,
+    ),
+]

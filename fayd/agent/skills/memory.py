@@ -1,0 +1,199 @@
+"""Remembering what a user tells fayd, and answering from it. "Remember that my
+granddaughter is called Lily" becomes a fact (jiyi's subject/predicate/object) when it
+parses, and a persistent memory in every case; "what's my granddaughter's name?" is
+answered from the facts, else from what the user said before (their own words, found by
+meaning) — quoted, never made up — and "I don't know that yet" when nothing fits."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+from typing import Any
+
+import numpy as np
+
+from fayd.agent.skills import words
+from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.memory import Facts
+from fayd.memory.provenance import HUMAN
+
+#: A remembered sentence answers a question only this close to it in meaning (cosine).
+RELEVANT = 0.5
+NO_MEMORY = (
+    "I can't remember things right now: my memory is not working.",
+    "我现在记不住东西：记忆功能没有启用。",
+)
+
+_ASK_NAME_EN = [
+    re.compile(r"\bwhat(?:'s| is) my ([a-z' ]+?)(?:'s)? (?:name|called)\b"),
+    re.compile(r"\bwhat(?:'s| is) (?:the name of )?my ([a-z' ]+?)(?:'s name)?$"),
+    re.compile(r"\bwho(?:'s| is) my ([a-z' ]+?)$"),
+    re.compile(r"\bwhat do (?:i|we) call my ([a-z' ]+?)$"),
+]
+_ASK_OTHER_EN = re.compile(
+    r"\b(?:when|what)(?:'s| is) my ([a-z' ]+?)'s (birthday|address|phone number)\b"
+)
+_ASK_NAME_ZH = re.compile(r"我(?:的)?(\w{1,6}?)叫什么")
+
+
+def _asked_fact(question: str) -> tuple[str, str] | None:
+    """(subject, predicate) of a question about a fact: "what's my son called?" → son, name."""
+    q = question.lower().strip(" ?.!？。")
+    if m := _ASK_OTHER_EN.search(q):
+        return m.group(1).strip(), m.group(2)
+    for pattern in _ASK_NAME_EN:
+        if m := pattern.search(q):
+            return m.group(1).strip(), "name"
+    if m := _ASK_NAME_ZH.search(question):
+        return m.group(1), "name"
+    return None
+
+
+async def remember(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = ctx.lang == "zh"
+    memory = ctx.memory
+    if memory is None:
+        return Outcome(NO_MEMORY[zh])
+    content = str(args.get("content") or "").strip()
+    if not content:
+        return Outcome("你要我记住什么？" if zh else "What would you like me to remember?")
+    fact = args.get("fact")
+    detail: dict[str, Any] = {}
+    if isinstance(fact, dict):
+        result = await asyncio.to_thread(
+            Facts(memory).assert_fact,
+            fact["subject"],
+            fact["predicate"],
+            fact["object"],
+            username=ctx.user,
+            trust=HUMAN,
+            source="voice",
+        )
+        detail["fact"] = result
+    node = await asyncio.to_thread(
+        memory.remember,
+        f"{ctx.user} said: {content}",
+        ctx.user,
+        "fact",
+        "voice",
+        True,
+        ["trust:human_asserted"],
+        "observation",
+        7,
+    )
+    detail["node_id"] = node.get("node_id")
+    if zh:
+        return Outcome(f"好的，我记住了：{content}。", detail=detail)
+    return Outcome(f"I'll remember that {words.turned_round(content)}.", detail=detail)
+
+
+async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = ctx.lang == "zh"
+    memory = ctx.memory
+    if memory is None:
+        return Outcome(NO_MEMORY[zh])
+    question = str(args.get("query") or "").strip()
+    asked = _asked_fact(question)
+    if asked is not None:
+        subject, predicate = asked
+        facts = await asyncio.to_thread(
+            Facts(memory).as_of, username=ctx.user, subject=subject, predicate=predicate
+        )
+        if facts:
+            value = facts[0].object  # the newest valid one
+            if zh:
+                return Outcome(f"你的{subject}叫{value}。")
+            said = "name" if predicate == "name" else predicate
+            return Outcome(f"Your {subject}'s {said} is {value}.", detail={"from": "facts"})
+    told = await _told(memory, ctx.user, question)
+    if told is None:
+        if zh:
+            return Outcome("这个我还不知道。你告诉我，我就记住。")
+        return Outcome("I don't know that yet. If you tell me, I'll remember it.")
+    sentence, score = told
+    if zh:
+        return Outcome(f"你跟我说过：{sentence}。", detail={"from": "memory", "score": score})
+    return Outcome(
+        f"You told me {words.turned_round(sentence)}.", detail={"from": "memory", "score": score}
+    )
+
+
+#: Words that say nothing of what a question is about.
+_GENERIC = frozenset(
+    "what whats what's who whos who's when whens when's where wheres where's which how is are "
+    "was were do does did my me i i'm you your the a an of to in on at for about again "
+    "name called tell told say said remember know think can could would please dear love "
+    "ever never have has had been be it its it's that this there their they".split()
+)
+
+
+_GENERIC_ZH = "我你的是叫什么吗呢了过说"
+
+
+def _content(text: str) -> set[str]:
+    """The words that say what a sentence is about (lower case, a plural's s dropped); for
+    Chinese, its character pairs."""
+    if any("\u3400" <= c <= "\u9fff" for c in text):
+        chars = [c for c in text if "\u3400" <= c <= "\u9fff" and c not in _GENERIC_ZH]
+        return {a + b for a, b in itertools.pairwise(chars)} | set(chars)
+    words = re.findall(r"[a-z']+", text.lower())
+    return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in _GENERIC}
+
+
+async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | None:
+    """The user's own words closest to the question, if close enough and about the same
+    thing (they share a word that matters: "my nephew" is not answered by "my grandson"): a
+    remembered fact or the user's side of an earlier exchange (never fayd's: it may be
+    wrong)."""
+    nodes = await asyncio.to_thread(memory.search, question, user, 8)
+    about = _content(question)
+    sentences = [
+        s
+        for s in (_users_words(n["content"], user) for n in nodes)
+        if s and (not about or about & _content(s))
+    ]
+    if not sentences:
+        return None
+    vectors = await asyncio.to_thread(memory.embedder.embed, [question, *sentences])
+    sims = vectors[1:] @ vectors[0]
+    best = int(np.argmax(sims))
+    if float(sims[best]) < RELEVANT:
+        return None
+    return sentences[best], round(float(sims[best]), 3)
+
+
+def _users_words(content: str, user: str) -> str:
+    """What the user said in a node: "Ann said: …" or Fay's "Ann：…\\nFay：…" exchange."""
+    first = content.splitlines()[0] if content else ""
+    for prefix in (f"{user} said: ", f"{user}：", f"{user}:"):
+        if first.startswith(prefix):
+            return first[len(prefix) :].strip().rstrip(".")
+    return ""
+
+
+SKILLS = [
+    Skill(
+        "remember",
+        "Remember something the user says (a fact when it parses) for good.",
+        {
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "minLength": 1, "maxLength": 1000},
+                "fact": {"type": "object"},
+            },
+            "required": ["content"],
+        },
+        remember,
+    ),
+    Skill(
+        "recall",
+        "Answer a question about what the user told fayd, from facts and memories only.",
+        {
+            "type": "object",
+            "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 1000}},
+            "required": ["query"],
+        },
+        recall,
+    ),
+]

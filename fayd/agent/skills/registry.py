@@ -1,0 +1,94 @@
+"""One registry of skills: each has a name, a description and a JSON schema of its
+arguments, and runs without the LLM. The router's intents call them; so do qa.csv rows
+(``skill:NAME {json}``); later the tool loop and MCP list the same registry."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Any
+
+import jsonschema
+
+from fayd.agent.ports import Devices
+from fayd.agent.understand.slots import Pending, slots_json
+from fayd.errors import FaydError
+from fayd.memory import Memory
+from fayd.protocol import Action
+
+
+class SkillError(FaydError):
+    """A skill was called with arguments its schema refuses, or is unknown."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a skill knows of the turn and what it may use."""
+
+    user: str
+    device: str
+    lang: str  # "en" or "zh": the skill answers in the user's language
+    now: datetime  # timezone-aware, the household's zone
+    devices: Devices
+    memory: Memory | None
+    prefs: Any  # fayd.agent.prefs.Preferences
+
+    @property
+    def tz(self) -> tzinfo:
+        assert self.now.tzinfo is not None
+        return self.now.tzinfo
+
+
+@dataclass
+class Outcome:
+    """What the turn does after the skill: say ``say`` (nothing when empty), maybe ask a
+    question whose answer the next turn completes, maybe remember the exchange."""
+
+    say: str = ""
+    ask: Pending | None = None
+    #: Remember the exchange as a conversation memory with this importance (None: not).
+    importance: int | None = None
+    #: The reply's Action instead of the action rules' (an emergency's calm one).
+    action: Action | None = None
+    #: For ``fayd say --explain`` and the stored turn.
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+Run = Callable[[dict[str, Any], Context], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    schema: dict[str, Any]
+    run: Run
+
+
+class Skills:
+    def __init__(self, skills: list[Skill]) -> None:
+        self.by_name = {s.name: s for s in skills}
+        for skill in skills:
+            jsonschema.Draft202012Validator.check_schema(skill.schema)
+
+    @property
+    def names(self) -> set[str]:
+        return set(self.by_name)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Name, description and argument schema of every skill (tools for a model, MCP)."""
+        return [
+            {"name": s.name, "description": s.description, "schema": s.schema}
+            for s in self.by_name.values()
+        ]
+
+    async def run(self, name: str, args: dict[str, Any], ctx: Context) -> Outcome:
+        skill = self.by_name.get(name)
+        if skill is None:
+            raise SkillError(f"no skill {name!r} (known: {', '.join(sorted(self.by_name))})")
+        try:
+            jsonschema.validate(slots_json(args), skill.schema)
+        except jsonschema.ValidationError as exc:
+            raise SkillError(f"{name}: {exc.message}") from exc
+        return await skill.run(args, ctx)

@@ -1,0 +1,213 @@
+"""Cue phrases: the words that, on their own, say what a request is ("remind me", "how many
+days until", "louder", "提醒我", "几点"), checked before the nearest-example guess. They
+are how people phrase each request in general — not sentences to match — so a request in
+words no example has still lands, and the meaning-based guess decides only the rest.
+
+Each intent has patterns on the normalized text (lower case; Chinese as is). When several
+intents' cues match, the first in ORDER wins: a question about what was said ("remind me,
+what's the cat's name?") before a reminder, a reminder before a timer, and so on."""
+
+from __future__ import annotations
+
+import re
+
+_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|forty-five|half an?|a couple of|a few)"
+_ZH_NUM = r"[\d一二两三四五六七八九十半几]+"
+
+CUES: dict[str, list[str]] = {
+    "reset": [
+        r"\b(start|begin|go) (it |this |all this |everything |that )?(all )?(over|again|afresh)\b",
+        r"\b(fresh|clean) start\b",
+        r"\b(start|begin|go)\b.{0,20}\b(from the (top|beginning)|from scratch)\b",
+        r"\b(new|fresh) (chat|conversation|start)\b",
+        r"\b(wipe|clear|forget) (all )?(that|this|what (we|i) (just )?said)\b.*\b(start|begin|again|fresh|new)\b",
+        r"\bforget (this|that|our) (conversation|chat)\b",
+        r"\blost the thread\b",
+        r"(重新开始|重来|从头(再)?(来|开始|说)|重新说|换个话题重新)",
+    ],
+    "memory.recall": [
+        r"\b(did|have) i (tell|told|mention|mentioned|say|said)\b.*\b(you|before)\b",
+        r"\bwhat did i (tell|say to|ask) you\b",
+        r"\b(do you|can you) remember (what|who|when|where|my|the)\b",
+        r"^(remind me|tell me again|refresh my memory)[, ]+(what|who|when|where|which|how)\b",
+        r"\bwhat(?:'s| is| was) (my|the) [a-z' -]+?(?:'s)? (name|called)( again)?\b",
+        r"\bwhat(?:'s| is| was) (my|the) [a-z' -]+? called\b",
+        r"\bwho(?:'s| is) my (doctor|carer|nurse|neighbour|neighbor|dentist|gp)\b",
+        r"\b(where|when|what|which|who)\b.*\b(i told you|did i tell you|i said|i mentioned)\b",
+        r"\bwhat do you know about (me|my)\b",
+        r"(我跟你说过|我告诉过你|我说过|让你记(住|的|下)|你还记得|我上回|我上次).*(什么|吗|哪|几|谁|啥|来着|\?|？)",
+        r"\b(who|what|when|where|which) did i (say|tell you|ask you|mention)\b",
+        r"\b(when|where)(?:'s| is| are| was) my\b",
+        r"\bwhat(?:'s| is| am) (my [a-z' -]+|i) allergic to\b",
+        r"我(的)?\w{1,6}?(叫什么|是谁|是哪天|在哪|放哪)",
+    ],
+    "memory.remember": [
+        r"^(please |could you |can you |would you |i want you to |you must |oh,? )?(remember|memorise|memorize)\b(?! (what|who|when|where|which|how|my \w+'?s? name\?))",
+        r"\b(i'd like|i would like|i want|i need) you to (remember|make a note|note|keep in mind)\b",
+        r"(?<!do you )(?<!can you )(?<!did you )\bremember that\b",
+        r"^(please |and )?(don't|do not) forget(,| that| this|:)",
+        r"\b(make|take) a note\b",
+        r"\b(jot|write|put) (it |this |that )?down\b",
+        r"\bkeep (it )?in (your |mind|your head|your memory)",
+        r"\bnote (that|this|down)\b",
+        r"\bfor the record\b",
+        r"(记住|记一下|记着|记下来|记好了|你要记得|帮我记|别忘了我)",
+    ],
+    "reminder.set": [
+        r"\bremind me\b",
+        r"\b(don't|do not) let me forget\b",
+        r"\bset (me )?(a|up a) reminder\b",
+        r"\breminder (for|to|about|at|on)\b",
+        r"\b(tell|wake|call|nudge|ping|give me a (shout|nudge|call)) (me )?(at|on|tomorrow|tonight|every)\b.*\bto\b",
+        r"\bat \d.* (tell|nudge|wake) me to\b",
+        r"(提醒我|提醒一下|到时候(叫|告诉)我|记得叫我|别让我忘了)",
+    ],
+    "timer.set": [
+        r"\btimer\b",
+        rf"\b(count ?down|time) {_NUM} (minute|min|second|hour)s?\b",
+        rf"\b(tell|let|give|shout|call|wake)\b.*\bin {_NUM} (minutes?|mins?|seconds?|hours?)\b",
+        rf"\bin {_NUM} (minutes?|mins?|seconds?|hours?)\b.*\b(tell|let me know|give me a shout|call me)\b",
+        rf"\bwhen {_NUM} (minutes?|hours?) (are|is|have) (up|passed|gone)\b",
+        r"(计时|定时器|倒计时)",
+        rf"{_ZH_NUM}(分钟|个?小时|个?钟头|秒)(以?后|之后)(告诉|叫|喊)我",
+    ],
+    "clock.until": [
+        r"\bhow (many|much) (days|weeks|sleeps)\b.*\b(until|till|til|to|before|left)\b",
+        r"\bhow long (is it )?(until|till|til|to go|before)\b",
+        r"\bhow (many|long) .* (to go|left) (until|till|before)\b",
+        r"(还有|还剩)(几|多少)(天|个星期|周)",
+        r"离.{1,12}(还有|有)(几|多少)天",
+    ],
+    "clock.time": [
+        r"\bwhat(?:'s| is)? the time\b",
+        r"\bwhat time it is\b",
+        r"\bwhat time (is it|have we got|do you make it)\b",
+        r"\btell me the time\b",
+        r"\bgot the time\b",
+        r"\bwhat o'clock\b",
+        r"\bis it (lunch|tea|dinner|supper|bed|breakfast) ?time( yet)?\b",
+        r"\bhow late is it\b",
+        r"(几点|什么时间了|什么时候了|几点钟)",
+    ],
+    "clock.date": [
+        r"\bwhat(?:'s| is) (the |today's )?date\b",
+        r"\bwhat (day|date|month|year) (of the week )?(is it|it is|is today|is it today|are we|we're)\b",
+        r"\bwhat(?:'s| is) the day\b",
+        r"\bwhich day (is it|of the week)\b",
+        r"\bis (it|today) (still )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b",
+        r"\bwhat(?:'s| is) today\b",
+        r"(几号|星期几|礼拜几|周几|几月|哪一年|哪年|什么日子)",
+    ],
+    "device.volume": [
+        r"\b(volume|louder|quieter|softer)\b",
+        r"\bspeak (up|louder|more quietly|softer)\b",
+        r"\b(turn|crank|pump|bring) (it |yourself |the sound |that )?(up|down)\b",
+        r"\b(can't|cannot|can not|couldn't) (quite )?hear (you|what you)\b",
+        r"\b(you're|you are|that's|it's) (too|ever so|very|a bit) (loud|quiet|soft)\b",
+        r"\b(un)?mute\b",
+        r"\b(sound|voice) (off|on|back on)\b",
+        r"\bnot so loud\b",
+        r"(声音|音量|大声|小声|听不清|听不见|太响|太吵|静音)",
+    ],
+    "device.brightness": [
+        r"\b(brightness|brighter|dimmer)\b",
+        r"\b(screen|display)('s)?\b.*\b(dark|bright|dim|light|dazzl\w*|glar\w*|turn it (up|down))\b",
+        r"\b(dim|brighten) (the |your )?(screen|display)\b",
+        r"(亮度|屏幕.*(亮|暗))",
+    ],
+    "device.sleep": [
+        r"\b(go to sleep|have a (nap|kip|rest|snooze|lie down)|take a (nap|rest|break))\b",
+        r"\b(go|be|stay|keep) (quiet|silent) (for|until|till|til)\b",
+        r"\b(don't|do not) (bother|disturb|talk to|interrupt) me (for|until|till|til|the next)\b",
+        r"\bleave me (alone|be|in peace) (for|until|till)\b",
+        r"\b(sleep|snooze|rest) (for|until|till)\b",
+        r"(睡一会|睡会儿|你先睡|歇会儿|休息一?会|休息一?下|先休息|别打扰我|以前别出声|安静一?(个|会))",
+        r"^(你)?(先)?(睡|歇|休息)(一)?(会儿?|下|半个?(小时|钟头)|[\d一二两三四五六七八九十]+(分钟|个?小时|个?钟头))",
+    ],
+    "preference.quiet": [
+        r"\b(don't|do not|no) (talk|talking|speak|speaking|chat|chatter|chatting|announcements?|noise|pipe up|say anything|make a sound|a peep|disturb me|wake me)\b.*\b(after|before|at night|in the (morning|night|evening)|every (night|evening|morning)|between)\b",
+        r"\b(after|before) \S+ .*\b(don't|do not|no) (talk|speak|chat)",
+        r"\b(peace and quiet|quiet)\b.*\b(every (night|evening|morning)|at night|after \d)\b",
+        r"\b(don't|do not) wake me( up)? before\b",
+        r"(以后|以前|之后|之前|夜里|半夜|晚上).{0,6}(别|不要)(跟我)?(说话|讲话|出声|打扰|吵)",
+        r"到.{1,10}(别|不要)(跟我)?(说话|讲话|出声|打扰|吵我)",
+    ],
+    "info.offline": [
+        r"\b(weather|forecast|rain|raining|snow|frost|frosty|icy|windy|sunny|scorcher|umbrella|brolly|temperature|degrees)\b",
+        r"\bhow (cold|hot|warm) (is it|will it be)\b",
+        r"\b(cold|hot|warm|chilly|freezing|mild|nippy) (out|outside|today|tonight|tomorrow)\b",
+        r"\bneed (my|a) (big |warm |winter )?(coat|jumper|scarf|umbrella|brolly|gloves)\b",
+        r"\b(news|headlines)\b",
+        r"\bwho won\b",
+        r"\b(football|footy|cricket|rugby|match|the game|the races)\b.*\b(won|score|result|go|going)\b",
+        r"\bwhat(?:'s| is) on (the )?(telly|tv|television|bbc|itv|channel)\b",
+        r"\b(stock|share)s? (market|price)\b",
+        r"(天气|下雨|下雪|降温|冷不冷|热不热|多少度|气温|新闻|刮风)",
+    ],
+    "device.gesture": [
+        r"\b(wave|nod|bow|dance|jig|cheer|jump|shake your head)\b",
+        r"\blook (over |round |this way |over here )?(at|towards) me\b|\blook (over )?(here|this way)\b|\bturn (round |around )?(and look|to face) me\b",
+        r"\b(show me|pull|make|do) (me )?(a |your )?(happy|sad|surprised|funny|thinking|silly|cross|angry) (face|look)\b",
+        r"\blook like you're (thinking|surprised|happy|sad)\b",
+        r"\b(do|give me|have) a (little )?(celebration|cheer|twirl|spin)\b",
+        r"(挥手|招手|点头|点个头|摇头|摇个头|鞠躬|鞠一躬|跳舞|跳个舞|看看我|看着我|转过来)",
+    ],
+}
+ORDER = [
+    "reset",
+    "clock.time",
+    "clock.date",
+    "memory.recall",
+    "reminder.set",
+    "memory.remember",
+    "timer.set",
+    "clock.until",
+    "device.sleep",
+    "preference.quiet",
+    "info.offline",
+    "device.brightness",
+    "device.volume",
+    "device.gesture",
+]
+_COMPILED = {intent: [re.compile(p) for p in CUES[intent]] for intent in ORDER}
+
+# Requests that are only requests when asked or told: "what's the weather" is one, "my hip
+# plays up in this cold weather" is not; "do a little dance" is one, "I met him at a dance"
+# is not.
+ASKED = frozenset({"info.offline"})
+TOLD = frozenset({"device.gesture", "timer.set", "info.offline"})
+#: Only someone else's doing ("my daughter set a reminder on her phone") is not a request.
+NOT_THEIRS = frozenset({"reminder.set", "memory.remember", "device.sleep"})
+_QUESTION = re.compile(
+    r"^((so|oh|and|um|er|erm|hey|well|fay|love|dear|now)[ ,]+)*"
+    r"(what|what's|whats|how|is|isn't|will|won't|are|any|anything|should|shall|do i|does|did|who|when|"
+    r"where|which|tell me|let me know|can you tell|could you tell|have you (heard|got)|"
+    r"i wonder|is there|will there|has|have)\b"
+    r"|(吗|么|呢|没有|怎么样|多少|什么|有没有|会不会|要不要|冷不冷|热不热|啥)"
+)
+_STATEMENT = re.compile(
+    r"^((so|oh|and|um|er|well|yes|no)[ ,]+)*(i|i'm|i've|i'd|i was|my|we|we're|he|she|they|"
+    r"it|it's|the|there|that|this|his|her|our|their|yesterday|today i|last)\b"
+    r"|^(我|他|她|它|我们|他们|昨天|那)"
+)
+_THIRD_PERSON = re.compile(
+    r"^((so|oh|and|um|er|well)[ ,]+)*(my (?!own)\w+(-in-law)? (set|has set|had|did|does|told)|he|she|they|his|her|their|"
+    r"yesterday|last)\b|^(他|她|他们|昨天)"
+)
+
+
+def fits_mood(intent: str, text: str) -> bool:
+    """Asked or told as a request (a statement about a dance is not a request to dance)."""
+    if intent in TOLD and intent not in ASKED and _STATEMENT.search(text):
+        return False
+    if intent in ASKED and not _QUESTION.search(text):
+        return False
+    return not (intent in NOT_THEIRS and _THIRD_PERSON.search(text))
+
+
+def cue(text: str) -> str | None:
+    """The intent whose cue phrases ``text`` (normalized) holds, by ORDER; None if none."""
+    for intent in ORDER:
+        if fits_mood(intent, text) and any(p.search(text) for p in _COMPILED[intent]):
+            return intent
+    return None

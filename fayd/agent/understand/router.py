@@ -1,0 +1,125 @@
+"""The router: what a question is, decided in code before any LLM call, in a fixed order —
+emergency, stop, the answer to a question a skill asked, qa.csv, intents by nearest
+example, chit-chat (docs/understanding.md). Every decision keeps its score and the
+runner-up, for ``fayd say --explain`` and the stored turn."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from fayd.agent.understand.cues import cue, fits_mood
+from fayd.agent.understand.emergency import EmergencyDetector
+from fayd.agent.understand.intents import IntentClassifier
+from fayd.agent.understand.qa import QaTable
+from fayd.agent.understand.slots import Pending, extract_slots
+from fayd.agent.understand.text import language, normalize
+from fayd.embedding import EmbedderLike
+
+# Stop is said in a few words, the whole utterance, and must never wait for a guess.
+_FILLER = r"(ok(ay)?|oh|do|please|fay|hey|alright|all right|right|now|dear|love|yes|no|well|enough|thank you|thanks|will you|would you|you can|for now|a minute|a moment|for a (minute|moment|bit)|i've heard enough|i('ve| have) had enough|that's plenty|that'll do|i don't want to hear (any more|anymore|it)|not now)"
+_STOP = re.compile(
+    rf"^({_FILLER}[ ,]*)*(stop|stop it|stop talking|stop there|be quiet|quiet|shush|shh+|hush|"
+    r"shut up|enough|that's enough|that'll do|that's plenty|pause|silence|no more|"
+    r"pipe down|give it a rest|stop now|hold on|wait)"
+    rf"([ ,]*({_FILLER}|stop|quiet|shh+|shush|.{{0,30}}(doorbell|phone|door|telly|tv)('s)? (going|ringing)))*$"
+    r"|^(你)?(先)?(停|停下|停一下|停停|别说了|不要说了|别念了|别讲了|闭嘴|安静|暂停|好了别说了|嘘|别出声了?)[，,。.！! 嘘]*((别|不要)(说|出声|念)了?)?$"
+)
+
+
+def is_stop(question: str) -> bool:
+    """ "Stop", "be quiet", 别说了 …: the whole utterance asks fayd to stop talking."""
+    return bool(_STOP.match(normalize(question)))
+
+
+#: Intents that keep something for later: only asked for in so many words (their cue
+#: phrases), never on a guess ("my granddaughter visits on Sundays" is conversation).
+ASKED_FOR = frozenset({"memory.remember", "reminder.set"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    intent: str  # "emergency", "stop", a skill's intent, or "chitchat"
+    via: str  # "emergency", "stop", "follow-up", "qa", "cue", "intent" or "default"
+    score: float = 0.0
+    runner_up: str = ""
+    runner_up_score: float = 0.0
+    slots: dict[str, Any] = field(default_factory=dict)
+    lang: str = "en"
+    #: qa.csv's fixed answer, when a row matched.
+    answer: str = ""
+    ms: float = 0.0
+
+    def explain(self) -> dict[str, Any]:
+        """What ``fayd say --explain`` prints and the stored turn keeps."""
+        out = {
+            "intent": self.intent,
+            "via": self.via,
+            "score": round(self.score, 3),
+            "runner_up": self.runner_up,
+            "runner_up_score": round(self.runner_up_score, 3),
+            "ms": round(self.ms, 2),
+        }
+        return out
+
+
+class Router:
+    def __init__(
+        self,
+        embedder: EmbedderLike | None,
+        intents: IntentClassifier | None,
+        qa: QaTable | None = None,
+    ) -> None:
+        self.embedder = embedder
+        self.intents = intents
+        self.qa = qa
+        self.emergency = EmergencyDetector(embedder)
+
+    def route(self, question: str, now: datetime, pending: Pending | None = None) -> Decision:
+        """``pending``: the question a skill asked this user and device, if still open."""
+        started = time.perf_counter()
+        decision = self._route(question, now, pending)
+        ms = (time.perf_counter() - started) * 1000
+        return Decision(**{**decision.__dict__, "ms": ms})
+
+    def _route(self, question: str, now: datetime, pending: Pending | None) -> Decision:
+        text, lang = normalize(question), language(question)
+        vector = self.embedder.embed([text])[0] if self.embedder and text else None
+        emergency = self.emergency.detect(text, vector)
+        if emergency is not None:
+            slots = {"kind": emergency.kind}
+            return Decision("emergency", "emergency", emergency.score, slots=slots, lang=lang)
+        if is_stop(question):
+            return Decision("stop", "stop", 1.0, lang=lang)
+        if pending is not None and (slots := pending.complete(question, now)) is not None:
+            return Decision(pending.intent, "follow-up", 1.0, slots=slots, lang=pending.lang)
+        if self.qa is not None and (hit := self.qa.match(text)) is not None:
+            entry, score = hit
+            slots = {"skill": entry.skill, "args": entry.args} if entry.skill else {}
+            return Decision("qa", "qa", score, slots=slots, lang=lang, answer=entry.answer)
+        guess = self.intents.guess(vector, text) if self.intents and vector is not None else None
+        if guess is not None and (guess.intent in ASKED_FOR or not fits_mood(guess.intent, text)):
+            guess = None  # "I'm not much of a dancer": a statement, not a request
+        if (intent := cue(text)) is not None:
+            slots = extract_slots(intent, question, now, lang)
+            second, score = "", 0.0  # the meaning-based guess, when it differs
+            if guess is not None:
+                other = guess.intent != intent
+                second = guess.intent if other else guess.runner_up
+                score = guess.score if other else guess.runner_up_score
+            return Decision(intent, "cue", 1.0, second, score, slots, lang)
+        if guess is None:
+            return Decision("chitchat", "default", lang=lang)
+        if guess.intent == "chitchat":
+            return Decision(
+                "chitchat", "intent", guess.score, guess.runner_up, guess.runner_up_score, lang=lang
+            )
+        if not guess.confident:  # not sure enough to act: talk instead
+            return Decision("chitchat", "default", 0.0, guess.intent, guess.score, lang=lang)
+        slots = extract_slots(guess.intent, question, now, lang)
+        return Decision(
+            guess.intent, "intent", guess.score, guess.runner_up, guess.runner_up_score, slots, lang
+        )

@@ -1,0 +1,24 @@
+"""Text as the router compares it: the same sentence typed, or written down by ASR in one
+of its styles, comes out the same."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_SPACES = re.compile(r"\s+")
+_EDGE_PUNCT = re.compile(r"^[\s\W_]+|[\s\W_]+$")
+
+
+def language(text: str) -> str:
+    """ "zh" when the text has Chinese characters, else "en"."""
+    return "zh" if _CJK.search(text) else "en"
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width → ASCII), lower case, one kind of apostrophe, single spaces, no
+    punctuation at either end."""
+    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+    return _EDGE_PUNCT.sub("", _SPACES.sub(" ", text)).strip()

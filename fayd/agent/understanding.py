@@ -1,0 +1,143 @@
+"""From a question to what a turn does: the router's decision (docs/understanding.md), and
+for everything but chit-chat the skill that serves it. A slot the sentence left ambiguous is
+asked about; the answer, in that user's next turn on that device, completes it."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, tzinfo
+from typing import Any
+
+from fayd.agent.ports import Devices
+from fayd.agent.prefs import Preferences
+from fayd.agent.skills import Context, Outcome, SkillError, Skills
+from fayd.agent.understand.router import Decision, Router
+from fayd.agent.understand.slots import Pending, pending_for
+from fayd.agent.understand.times import Ambiguous, Impossible
+from fayd.memory import Memory
+
+log = logging.getLogger(__name__)
+
+#: The skill that serves each intent.
+SKILL_OF = {
+    "emergency": "emergency",
+    "clock.time": "clock_time",
+    "clock.date": "clock_date",
+    "clock.until": "days_until",
+    "device.gesture": "gesture",
+    "device.volume": "set_volume",
+    "device.brightness": "set_brightness",
+    "device.sleep": "sleep",
+    "memory.remember": "remember",
+    "memory.recall": "recall",
+    "preference.quiet": "quiet_hours",
+    "reminder.set": "set_reminder",
+    "timer.set": "set_timer",
+    "info.offline": "offline_info",
+}
+#: Intents the conversation itself handles (no skill, no model).
+OWN = frozenset({"stop", "reset", "chitchat"})
+
+
+class Understanding:
+    def __init__(
+        self,
+        router: Router,
+        skills: Skills,
+        devices: Devices,
+        memory: Memory | None,
+        prefs: Preferences,
+        tz: tzinfo,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        """``clock``: the household's time now (tests give their own)."""
+        self.clock = clock or (lambda: datetime.now(tz))
+        self.router = router
+        self.skills = skills
+        self.devices = devices
+        self.memory = memory
+        self.prefs = prefs
+        self.tz = tz
+        self._pending: dict[tuple[str, str], Pending] = {}
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def decide(self, question: str, user: str, device: str) -> Decision:
+        """What the question is; an open question of a skill is answered or dropped here."""
+        key = (user, device)
+        pending = self._pending.pop(key, None)
+        if pending is not None and pending.expired(time.monotonic()):
+            pending = None
+        decision = self.router.route(question, self.now(), pending)
+        log.info(
+            "device %s: %r → %s (%s %.2f; runner-up %s %.2f)",
+            device,
+            question,
+            decision.intent,
+            decision.via,
+            decision.score,
+            decision.runner_up or "-",
+            decision.runner_up_score,
+        )
+        return decision
+
+    async def act(
+        self, decision: Decision, question: str, user: str, device: str
+    ) -> Outcome | None:
+        """The skill's outcome, or None when the model should answer (chit-chat)."""
+        if decision.intent in OWN:
+            return None
+        ctx = Context(
+            user, device, decision.lang, self.now(), self.devices, self.memory, self.prefs
+        )
+        if decision.intent == "qa":
+            return await self._qa(decision, ctx)
+        args = dict(decision.slots)
+        if decision.intent == "emergency":
+            args["said"] = question
+        asked = self._ask_or_refuse(decision, args, user, device)
+        if asked is not None:
+            return asked
+        try:
+            return await self.skills.run(SKILL_OF[decision.intent], _tool_args(args), ctx)
+        except SkillError as exc:
+            log.error("skill for %s failed: %s", decision.intent, exc)
+            return Outcome(_sorry(decision.lang))
+
+    def _ask_or_refuse(
+        self, decision: Decision, args: dict[str, Any], user: str, device: str
+    ) -> Outcome | None:
+        """An impossible slot is said so (nothing is done); an ambiguous one is asked about."""
+        for value in args.values():
+            if isinstance(value, Impossible):
+                return Outcome(value.reason, detail={"impossible": value.reason})
+        pending = pending_for(decision.intent, args, decision.lang, time.monotonic())
+        if pending is not None:
+            self._pending[(user, device)] = pending
+            question = args[pending.key]
+            assert isinstance(question, Ambiguous)
+            return Outcome(question.question, ask=pending, detail={"asked": pending.key})
+        return None
+
+    async def _qa(self, decision: Decision, ctx: Context) -> Outcome:
+        said = decision.answer
+        skill = decision.slots.get("skill")
+        if skill:
+            try:
+                done = await self.skills.run(skill, decision.slots.get("args") or {}, ctx)
+                said = " ".join(x for x in (said, done.say) if x)
+            except SkillError as exc:
+                log.error("qa.csv's skill call failed: %s", exc)
+        return Outcome(said or _sorry(decision.lang), detail={"qa": decision.score})
+
+
+def _tool_args(args: dict[str, Any]) -> dict[str, Any]:
+    """Slots as a skill takes them (parsed objects stay objects; None is left out)."""
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _sorry(lang: str) -> str:
+    return "对不起，我没做到。" if lang == "zh" else "Sorry, I couldn't do that."

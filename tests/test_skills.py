@@ -1,0 +1,185 @@
+"""Skills through the agent's understanding, on real parts: a real SQLite store and memory
+(the MiniLM embedder), the real device registry and DeviceActions whose frames are kept as
+a transport would send them, the real router; the household's clock is fixed."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, time
+from pathlib import Path
+
+import pytest
+
+from fayd.agent.prefs import Preferences, QuietHours
+from fayd.agent.skills import all_skills
+from fayd.agent.understand.intents import IntentClassifier, load_examples
+from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+from fayd.agent.understand.router import Router
+from fayd.agent.understanding import Understanding
+from fayd.devices.actions import DeviceActions
+from fayd.devices.registry import DeviceRegistry
+from fayd.memory import Memory
+from fayd.protocol import Alert, Command, Hello, Human
+from fayd.store import Store
+
+pytestmark = pytest.mark.models
+NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # a Tuesday
+
+
+class Frames:
+    """What the devices were sent, as the transport would send it."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, object]] = []
+
+    def send(self, device: str, frame: object) -> bool:
+        self.sent.append((device, frame))
+        return True
+
+    def of(self, device: str, kind: type) -> list:
+        return [f for d, f in self.sent if d == device and isinstance(f, kind)]
+
+
+@pytest.fixture(scope="module")
+def router(embedder) -> Router:
+    qa = QaTable.load(DEFAULT_QA, all_skills().names)
+    return Router(embedder, IntentClassifier(embedder, load_examples([])), qa)
+
+
+class House:
+    def __init__(self, store: Store, router: Router, embedder, robot: bool = True) -> None:
+        self.store = store
+        self.frames = Frames()
+        self.announced: list[Alert] = []
+        self.registry = DeviceRegistry(store, self.frames)
+        self.devices = DeviceActions(self.registry, self.frames, self.announced.append)
+        self.memory = Memory(store, embedder)
+        self.prefs = Preferences(store)
+        self.robot = robot
+        self.understanding = Understanding(
+            router, all_skills(), self.devices, self.memory, self.prefs, UTC, clock=lambda: NOW
+        )
+
+    async def start(self) -> House:
+        hellos = [Hello("kitchen-1", ("mic", "speaker", "screen"), user="ann")]
+        if self.robot:
+            hellos.append(Hello("robo-1", ("robot",), user="ann"))
+        for hello in hellos:
+            await self.registry.hello(self.registry.state(hello.device), hello)
+        return self
+
+    async def ask(self, text: str, user: str = "ann", device: str = "kitchen-1"):
+        decision = self.understanding.decide(text, user, device)
+        outcome = await self.understanding.act(decision, text, user, device)
+        return decision, outcome
+
+
+@pytest.fixture
+async def house(tmp_path: Path, router, embedder):
+    store = Store(tmp_path / "fayd.db")
+    yield await House(store, router, embedder).start()
+    await asyncio.sleep(0.05)  # the background settings writes
+    store.close()
+
+
+async def test_the_clock(house: House) -> None:
+    _, said = await house.ask("what time is it?")
+    assert said.say == "It's 10 o'clock in the morning."
+    _, said = await house.ask("what's the date today")
+    assert said.say == "Today is Tuesday 1st December 2026."
+    _, said = await house.ask("how many days until christmas")
+    assert said.say == "24 days until Christmas, on Friday 25th December 2026."
+    _, said = await house.ask("现在几点了")
+    assert said.say == "现在是上午10点。"
+
+
+async def test_a_gesture_moves_the_users_robot(house: House) -> None:
+    decision, said = await house.ask("could you give me a wave")
+    assert decision.intent == "device.gesture" and said.say == "Here's a wave for you!"
+    [moved] = [f for f in house.frames.of("robo-1", Human) if f.action]
+    assert moved.action.behavior == "wave" and moved.text == ""  # a bare action
+    # A gesture the robot does not know says which ones it does.
+    done = await all_skills().run("gesture", {"gesture": "backflip"}, _ctx(house))
+    assert done.say.startswith("I don't know how to backflip. I can look surprised, look sad")
+    assert done.say.endswith("dance, bow, cheer, jump, laugh or give you a hug.")
+
+
+async def test_no_robot_says_so(tmp_path: Path, router, embedder) -> None:
+    store = Store(tmp_path / "fayd.db")
+    house = await House(store, router, embedder, robot=False).start()
+    _, said = await house.ask("could you give me a wave")
+    assert said.say == "There's no robot here to do that."
+    assert not [f for _, f in house.frames.sent if isinstance(f, Human) and f.action]
+    store.close()
+
+
+async def test_volume_up_and_down_is_kept(house: House) -> None:
+    _, said = await house.ask("I can't hear you very well")
+    assert said.say == "Volume set to 100." and house.devices.volume_of("kitchen-1") == 100
+    _, said = await house.ask("turn the volume down a bit")
+    assert said.say == "Volume set to 80."
+    commands = house.frames.of("kitchen-1", Command)
+    assert [c.args["volume"] for c in commands if c.name == "volume"] == [100, 80]
+
+
+async def test_remembered_facts_are_recalled_and_nothing_is_invented(house: House) -> None:
+    _, said = await house.ask("what's my granddaughter's name?")
+    assert said.say.startswith("I don't know that yet")
+    _, said = await house.ask("remember that my granddaughter is called Lily")
+    assert said.say == "I'll remember that your granddaughter is called Lily."
+    _, said = await house.ask("what's my granddaughter's name?")
+    assert said.say == "Your granddaughter's name is Lily."
+    _, said = await house.ask("remember that the plumber comes on Thursday morning")
+    _, said = await house.ask("when does the plumber come?")
+    assert said.say == "You told me the plumber comes on Thursday morning."
+
+
+async def test_an_emergency_raises_an_alert_before_anything_is_said(house: House) -> None:
+    decision, said = await house.ask("I've fallen over and I can't get up")
+    assert decision.intent == "emergency" and decision.slots == {"kind": "fall"}
+    assert said.importance == 10 and said.action is not None
+    assert said.say.startswith("I'm here with you. I'm calling for help now.")
+    [alert] = house.announced
+    assert (alert.kind, alert.severity, alert.user, alert.device) == (
+        "emergency",
+        "critical",
+        "ann",
+        "kitchen-1",
+    )
+    assert alert.text == "I've fallen over and I can't get up"
+    for device in ("kitchen-1", "robo-1"):  # every online device is told
+        assert house.frames.of(device, Alert) == [alert]
+
+
+async def test_quiet_hours_are_kept(house: House) -> None:
+    _, said = await house.ask("please don't talk to me after ten at night")
+    assert said.say == (
+        "All right. I won't start talking to you between 10 o'clock at night"
+        " and 7 o'clock in the morning."
+    )
+    assert await house.prefs.quiet_hours("ann") == QuietHours(time(22, 0), time(7, 0))
+
+
+async def test_an_ambiguous_time_is_asked_and_the_answer_completes_it(house: House) -> None:
+    decision, said = await house.ask("remind me to take my pills at eight")
+    assert decision.intent == "reminder.set" and said.ask is not None
+    assert said.say == "Eight in the morning or in the evening?"
+    decision, said = await house.ask("in the evening")
+    assert decision.via == "follow-up" and decision.intent == "reminder.set"
+    assert "remind you to take your pills today at 8 o'clock in the evening" in said.say
+    # Another user's answer does not complete it; nor does the next question.
+    await house.ask("remind me to take my pills at eight")
+    decision, _ = await house.ask("in the evening", user="bob")
+    assert decision.via != "follow-up"
+
+
+async def test_an_impossible_time_is_said_and_nothing_is_done(house: House) -> None:
+    _, said = await house.ask("remind me to call the doctor at 25 o'clock")
+    assert "25" in said.say and "remind you" not in said.say
+    assert said.detail.get("impossible")
+
+
+def _ctx(house: House):
+    from fayd.agent.skills import Context
+
+    return Context("ann", "kitchen-1", "en", NOW, house.devices, house.memory, house.prefs)

@@ -1,0 +1,173 @@
+"""Understanding and skills end to end (docs/understanding.md): the real daemon, its broker,
+simulated devices and the firmware on MicroPython's unix port; by text and by voice (the
+Piper voice through the real VAD and ASR)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+
+import pytest
+
+from fayd.devices.simulator import SimDevice
+from fayd.protocol import Topics, decode
+from fayd.testing.harness import DaemonProcess
+
+from .conftest import FIRMWARE_LIB, FirmwareProcess, micropython
+from .test_firmware_mqtt import daemon_config
+
+needs_firmware = pytest.mark.skipif(
+    micropython() is None or not (FIRMWARE_LIB / "umqtt" / "simple.py").exists(),
+    reason="MicroPython unix port or umqtt missing: sh firmware/tools/host_setup.sh",
+)
+
+
+def say(daemon: DaemonProcess, text: str, user: str = "ann", *more: str) -> dict:
+    done = daemon.cli("say", "--user", user, "--explain", *more, text, timeout=300)
+    assert done.returncode == 0, done.stderr
+    reply, decision = done.stdout.rstrip("\n").rsplit("\n", 1)
+    return {"reply": reply, "decision": json.loads(decision)}
+
+
+async def frames_until(device: SimDevice, done, within_s: float = 120.0) -> list:
+    got: list = []
+    async with asyncio.timeout(within_s):
+        while not done(got):
+            kind, frame, at = await device.received.get()
+            got.append((kind, frame, at))
+    return got
+
+
+def _text_end(item: tuple) -> bool:
+    kind, frame, _ = item
+    return kind == "human" and frame.key == "text" and frame.is_end
+
+
+def waves(fw: FirmwareProcess) -> int:
+    return sum(1 for r in fw.records("robot") if r.get("behavior") == "wave")
+
+
+@needs_firmware
+async def test_wave_moves_the_robot_by_text_and_by_voice(make_daemon, firmware, speak) -> None:
+    daemon = make_daemon()
+    fw: FirmwareProcess = firmware(daemon_config(daemon, "robo-1", ["robot"], user="ann"))
+    fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
+    await asyncio.sleep(0.5)  # the daemon stores the hello
+    done = say(daemon, "Could you give me a wave?")
+    assert done["reply"] == "Here's a wave for you!"
+    assert done["decision"]["intent"] == "device.gesture"
+    fw.wait_for(lambda rows: waves(fw) >= 1, what="a wave")
+    # By voice, from the kitchen speaker of the same person.
+    async with daemon.sim("kitchen-1") as kitchen:
+        await kitchen.hello(roles=("mic", "speaker"), user="ann")
+        await kitchen.speak(speak("Wave hello to me please."))
+        reply = await kitchen.collect_reply()
+    assert reply.text == "Here's a wave for you!", reply.text
+    await asyncio.to_thread(fw.wait_for, lambda rows: waves(fw) >= 2, 30.0, "a second wave")
+
+
+async def test_stop_stops_the_reply_at_once_and_says_nothing(daemon: DaemonProcess) -> None:
+    async with daemon.sim("stop-1") as device:
+        await device.hello(roles=("mic", "speaker"))
+        await device.say_text("Tell me a long story about a sailor and his dog, please.")
+        await frames_until(device, lambda got: any(k == "audio" and f.pcm for k, f, _ in got))
+        asked = time.monotonic()
+        await device.say_text("stop")
+        got = await frames_until(
+            device, lambda got: any(k == "command" and f.name == "stop" for k, f, _ in got), 10
+        )
+        stopped = next(at for k, f, at in got if k == "command" and f.name == "stop")
+        assert stopped - asked < 2.0  # not after the story: now
+        # The story's closing frames come; then nothing more is said for "stop".
+        await frames_until(device, lambda got: any(map(_text_end, got)))
+        later = []
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(3):
+                while True:
+                    kind, frame, _ = await device.received.get()
+                    if kind == "human" and frame.key == "text" and frame.text:
+                        later.append(frame.text)
+        assert later == []
+
+
+async def test_an_emergency_alerts_every_device_and_the_household(daemon: DaemonProcess) -> None:
+    topics = Topics()
+    async with (
+        daemon.mqtt_client("carer-screen", timeout=10) as carer,
+        daemon.sim("hall-1") as hall,
+    ):
+        await carer.subscribe(topics.all_alerts, qos=1)
+        await carer.subscribe(topics.all_down("carer-screen"), qos=1)
+        await hall.hello(roles=("mic", "speaker"), user="rose")
+        # The carer's screen says hello too, so it is an online device.
+        hello = b'{"v":1,"device":"carer-screen","roles":["screen"]}'
+        await carer.publish(topics.up("carer-screen", "hello"), hello, qos=1, retain=True)
+        await asyncio.sleep(0.5)
+        await hall.say_text("Help! I've fallen over and I can't get up")
+        reply = await hall.collect_reply()
+        seen: dict[str, object] = {}
+        async with asyncio.timeout(10):
+            async for message in carer.messages:
+                kind = "household" if "/alerts/" in message.topic.value else "down"
+                if message.topic.value.endswith("/alert"):
+                    seen[kind] = decode("alert", bytes(message.payload))
+                elif kind == "household":
+                    seen[kind] = decode("alert", bytes(message.payload))
+                if {"household", "down"} <= set(seen):
+                    break
+    assert reply.text.startswith("I'm here with you. I'm calling for help now.")
+    alert = seen["household"]
+    assert seen["down"] == alert
+    assert (alert.kind, alert.severity, alert.user, alert.device) == (
+        "emergency",
+        "critical",
+        "rose",
+        "hall-1",
+    )
+    assert alert.detail == {"emergency": "fall"}
+    # The exchange is kept with importance 10.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with sqlite3.connect(daemon.state / "fayd.db") as conn:
+            rows = conn.execute(
+                "SELECT importance FROM memory_nodes WHERE username = 'rose'"
+                " AND content LIKE '%fallen over%'"
+            ).fetchall()
+        if rows:
+            break
+        await asyncio.sleep(0.3)
+    assert rows and rows[0][0] == 10
+
+
+def test_remembered_today_is_answered_in_a_later_session(make_daemon) -> None:
+    daemon = make_daemon()
+    assert (
+        say(daemon, "I'd like you to remember that my grandson is called Tom")["reply"]
+        == "I'll remember that your grandson is called Tom."
+    )
+    daemon.stop()
+    daemon.start()  # a later session: a new process, the same memory
+    done = say(daemon, "What's my grandson called?")
+    assert done["reply"] == "Your grandson's name is Tom."
+    assert say(daemon, "What's my nephew's name?")["reply"].startswith("I don't know that yet")
+
+
+def test_a_missing_slot_is_asked_and_the_answer_completes_it(daemon: DaemonProcess) -> None:
+    asked = say(daemon, "Please remind me to water the plants at nine", "pat")
+    assert asked["reply"] == "Nine in the morning or in the evening?"
+    done = say(daemon, "In the morning", "pat")
+    assert done["decision"]["via"] == "follow-up"
+    assert "remind you to water the plants tomorrow at 9 o'clock in the morning" in done["reply"]
+
+
+async def test_what_time_is_it_by_voice(daemon: DaemonProcess, speak) -> None:
+    async with daemon.sim("clock-1") as device:
+        await device.hello(roles=("mic", "speaker"))
+        await device.speak(speak("What time is it?"))
+        got = await frames_until(device, lambda got: any(map(_text_end, got)))
+    states = [f.value for k, f, _ in got if k == "human" and f.key == "log"]
+    texts = [f.text for k, f, _ in got if k == "human" and f.key == "text" and f.text]
+    assert states[-1] == "thinking" and "listening" in states
+    assert texts and texts[0].startswith("It's ")

@@ -1,0 +1,156 @@
+"""The router's parts (docs/understanding.md) on real data: qa.csv in Fay's format and its
+refusals, the emergency words in English and Chinese with their harmless look-alikes, the
+intents file's refusals, and the whole router with the real MiniLM embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from fayd.agent.skills import all_skills
+from fayd.agent.understand.emergency import EmergencyDetector
+from fayd.agent.understand.intents import IntentClassifier, load_examples
+from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+from fayd.agent.understand.router import Router
+from fayd.agent.understand.text import language, normalize
+from fayd.errors import ConfigError
+
+NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+def test_text_is_normalized_the_same_typed_or_heard() -> None:
+    assert normalize("  What’s the TIME?! ") == "what's the time"
+    assert normalize("ＨＥＬＰ！") == "help"
+    assert language("现在几点了") == "zh" and language("what time") == "en"
+
+
+def test_the_shipped_qa_csv_loads_and_matches() -> None:
+    qa = QaTable.load(DEFAULT_QA, all_skills().names)
+    entry, score = qa.match(normalize("What's your name?"))
+    assert score == 1.0 and "Fay" in entry.answer
+    entry, score = qa.match(normalize("whats you name"))  # as ASR might write it
+    assert 0.88 <= score < 1.0 and "Fay" in entry.answer
+    assert qa.match(normalize("what's the name of that song")) is None
+    entry, _ = qa.match("你叫什么名字")
+    assert "Fay" in entry.answer
+
+
+@pytest.mark.parametrize(
+    ("rows", "error"),
+    [
+        ("hello,hi there,rm -rf /\n", "fayd runs no shell commands"),
+        ("hello\n", "at least the phrases and the answer"),
+        (";;,an answer\n", "no phrase"),
+        ("hello,,\n", "neither an answer nor a skill"),
+        ("hello,hi,skill:fly_to_the_moon\n", "no skill 'fly_to_the_moon'"),
+        ("hello,hi,skill:clock_time {not json}\n", "not JSON"),
+        ("hello,hi,skill:clock_time [1]\n", "must be a JSON object"),
+    ],
+)
+def test_a_bad_qa_row_stops_the_start_with_file_and_line(
+    tmp_path: Path, rows: str, error: str
+) -> None:
+    path = tmp_path / "qa.csv"
+    path.write_text("问题,答案,脚本\nwhat time,It is time.,\n" + rows, encoding="utf-8")
+    with pytest.raises(ConfigError, match=error) as caught:
+        QaTable.load(path, all_skills().names)
+    assert f"{path}:3" in str(caught.value)
+
+
+def test_a_qa_row_may_call_a_skill(tmp_path: Path) -> None:
+    path = tmp_path / "qa.csv"
+    path.write_text('question,answer,skill\nlights please,,skill:set_brightness {"level": 80}\n')
+    entry, _ = QaTable.load(path, all_skills().names).match("lights please")
+    assert entry.skill == "set_brightness" and entry.args == {"level": 80}
+
+
+EMERGENCIES = [
+    ("I've fallen and I can't get up", "fall"),
+    ("I fell asleep in the chair and now I can't get up", "fall"),
+    ("Mum has had a fall in the bathroom", "fall"),
+    ("I'm lying on the kitchen floor", "fall"),
+    ("my chest hurts", "chest_pain"),
+    ("I've got a terrible pain in my chest", "chest_pain"),
+    ("I can't breathe", "breathing"),
+    ("my face is drooping and my arm feels numb", "stroke"),
+    ("I cut myself and I'm bleeding badly", "bleeding"),
+    ("help!", "help"),
+    ("Please call an ambulance", "help"),
+    ("help me please", "help"),
+    ("我摔倒了，起不来", "fall"),
+    ("胸口好疼", "chest_pain"),
+    ("我喘不过气来", "breathing"),
+    ("救命啊", "help"),
+    ("快叫救护车", "help"),
+]
+HARMLESS = [
+    "I fell for his jokes",
+    "Help yourself to the biscuits",
+    "Help me find my glasses",
+    "can you help me with the crossword",
+    "I stroked the cat this morning",
+    "the price of eggs fell again",
+    "I need help with my phone",
+    "my heart goes out to them",
+    "it's breathtaking out there",
+    "我爱上了养花",
+    "股票又跌了",
+]
+
+
+@pytest.mark.parametrize(("said", "kind"), EMERGENCIES)
+def test_emergencies_are_found_by_their_words(said: str, kind: str) -> None:
+    found = EmergencyDetector().detect(normalize(said))
+    assert found is not None and found.kind == kind and found.via == "words"
+
+
+@pytest.mark.parametrize("said", HARMLESS)
+def test_harmless_sayings_do_not_alarm(said: str) -> None:
+    assert EmergencyDetector().detect(normalize(said)) is None
+
+
+def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "intents.toml"
+    bad.write_text('["weather.forecast"]\nen = ["will it rain"]\n')
+    with pytest.raises(ConfigError, match=r"\[weather.forecast\] is not an intent"):
+        load_examples([bad])
+    bad.write_text('["clock.time"]\nen = ["", 3]\n')
+    with pytest.raises(ConfigError, match=r"clock\.time\.en must be a list of phrases"):
+        load_examples([bad])
+    good = tmp_path / "more.toml"
+    good.write_text('["clock.time"]\nen = ["tell me the hour please"]\n')
+    assert "tell me the hour please" in load_examples([good])["clock.time"]
+
+
+@pytest.fixture(scope="module")
+def router(embedder) -> Router:
+    qa = QaTable.load(DEFAULT_QA, all_skills().names)
+    return Router(embedder, IntentClassifier(embedder, load_examples([])), qa)
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(
+    ("said", "intent"),
+    [
+        ("Sorry love, could you tell me the time?", "clock.time"),
+        ("what's the date today", "clock.date"),
+        ("give us a wave", "device.gesture"),
+        ("I can barely hear you", "device.volume"),
+        ("stop", "stop"),
+        ("别说了", "stop"),
+        ("remember that my neighbour is called Jean", "memory.remember"),
+        ("remind me to ring my sister at six this evening", "reminder.set"),
+        ("is it going to rain this afternoon", "info.offline"),
+        ("I had a lovely walk by the river today", "chitchat"),
+        ("I've fallen over and I can't get up", "emergency"),
+        ("What's your name?", "qa"),
+    ],
+)
+def test_the_router_decides_before_any_model(router: Router, said: str, intent: str) -> None:
+    decision = router.route(said, NOW)
+    assert decision.intent == intent, decision
+    explained = decision.explain()
+    assert set(explained) == {"intent", "via", "score", "runner_up", "runner_up_score", "ms"}
+    assert decision.ms > 0
