@@ -213,7 +213,9 @@ async def text_turns(daemon: DaemonProcess) -> list[dict[str, Any]]:
                 done = response.json()
                 ms = (time.monotonic() - started) * 1000
                 out.append({"user": user, "question": text, "reply": done["reply"], "ms": ms})
-                out[-1]["intent"] = (done.get("decision") or {}).get("intent", "chitchat")
+                decision = done.get("decision") or {}
+                out[-1]["intent"] = decision.get("intent", "chitchat")
+                out[-1]["written"] = decision.get("via") == "smalltalk"
                 print(
                     f"{user:9} {out[-1]['intent']:10} {text!r} → {done['reply']!r}", file=sys.stderr
                 )
@@ -311,6 +313,8 @@ async def measure(daemon: DaemonProcess, spoken: int, dump: Path | None) -> dict
     return {
         "replies": len(chit),
         "routed_to_skills": len(turns) - len(chit),
+        # Small talk answered with written words (a loss, a greeting…), not by the model.
+        "written_small_talk": sum(t["written"] for t in chit),
         "sessions": len(SESSIONS),
         "loop_rate": round(sum(t["loop"] for t in chit) / n, 3),
         "echo_rate": round(sum(t["echo"] for t in chit) / n, 3),

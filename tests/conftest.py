@@ -183,6 +183,18 @@ def embedder():
     return Embedder(files["model"], files["tokenizer"], threads=1)
 
 
+@pytest.fixture(scope="session")
+def router(embedder):
+    """The real router (issue 12): the shipped qa.csv and intents, the MiniLM embedder."""
+    from fayd.agent.skills import all_skills
+    from fayd.agent.understand.intents import IntentClassifier, load_examples
+    from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+    from fayd.agent.understand.router import Router
+
+    qa = QaTable.load(DEFAULT_QA, all_skills().names)
+    return Router(embedder, IntentClassifier(embedder, load_examples([])), qa)
+
+
 # --- serial: PTY pairs made by socat (issue 5) ---------------------------------------------
 
 SOCAT = shutil.which("socat")

@@ -66,7 +66,7 @@ async def test_a_missing_model_is_named_and_the_rest_still_works(make_daemon) ->
     # A device still gets a spoken answer that says what is wrong.
     async with daemon.sim("k1") as device:
         await device.hello()
-        await device.say_text("hello")
+        await device.say_text("tell me about the sea")  # for the model, not a skill
         reply = await device.collect_reply()
     assert "not installed" in reply.text
     assert reply.pcm

@@ -1,8 +1,8 @@
 """The agent's second port (``fayd.agent.ports.Devices``, served by
 ``fayd.devices.actions.DeviceActions``) against the real firmware on MicroPython's unix port
-over a real broker: what a skill asks — move the robot, show text, set the volume, stop
-playback — reaches the device as frames it obeys; and the registry answers whose a device
-is and what it can do."""
+over a real broker: what a skill asks — move the robot, show text, set the volume and
+brightness, stop playback — reaches the device as frames it obeys; and the registry answers
+whose a device is and what it can do."""
 
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ async def test_a_skill_moves_the_robot_shows_text_and_sets_the_volume(
         assert devices.act("robo-9", wave)
         assert devices.show_text("robo-9", "Lunch is at noon")
         assert devices.set_volume("robo-9", 35)
+        assert devices.set_brightness("robo-9", 40)
         assert devices.stop_playback("robo-9")
         with pytest.raises(ValueError):
             devices.set_volume("robo-9", 300)
@@ -69,12 +70,14 @@ async def test_a_skill_moves_the_robot_shows_text_and_sets_the_volume(
             robot = [r for r in rows if r["hw"] == "robot" and r.get("behavior") == "wave"]
             shown = [r for r in rows if r["hw"] == "screen" and "lines" in r]
             commands = {r["name"] for r in rows if r["hw"] == "command"}
-            return bool(robot and shown and {"volume", "stop"} <= commands)
+            return bool(robot and shown and {"volume", "brightness", "stop"} <= commands)
 
         # On a thread: the link's loop must run meanwhile to send the frames.
         await asyncio.to_thread(fw.wait_for, obeyed, 30.0, "the wave, text, volume and stop")
         shown = [r["lines"] for r in fw.records("screen") if "lines" in r][-1]
         assert " ".join(shown).startswith("Lunch is at")
+        assert [r["brightness"] for r in fw.records("screen") if "brightness" in r] == [40]
+        assert not [r for r in fw.records("log") if r["msg"].startswith("bad ")]
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)

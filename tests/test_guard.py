@@ -263,3 +263,17 @@ def test_fallback_lines_are_short_and_in_the_question_language() -> None:
     assert guard.fallback("hello", 0) != guard.fallback("hello", 1)
     assert guard.fallback("你好吗", 0) in guard.FALLBACKS["zh"]
     assert all(len(line.split()) <= 6 for line in guard.FALLBACKS["en"])
+
+
+def test_unkind_words_are_never_said() -> None:
+    # Said by the bundled model, tried as a new user (issue 12).
+    for text in (
+        "I'm sorry. I don't know what you're going on about.",
+        "I can't help you with that.",
+        "I'm not here to listen to that.",
+        "You're being silly.",
+    ):
+        judge = ReplyGuard("My knees ache.")
+        assert judge.judge(text) is None and judge.problem == "unkind", text
+    for text in ("I don't know, but I'd love to hear more.", "Don't be silly about the weather."):
+        assert ReplyGuard("Hi").judge(text), text

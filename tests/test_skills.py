@@ -12,8 +12,6 @@ import pytest
 
 from fayd.agent.prefs import Preferences, QuietHours
 from fayd.agent.skills import all_skills
-from fayd.agent.understand.intents import IntentClassifier, load_examples
-from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.devices.actions import DeviceActions
@@ -38,12 +36,6 @@ class Frames:
 
     def of(self, device: str, kind: type) -> list:
         return [f for d, f in self.sent if d == device and isinstance(f, kind)]
-
-
-@pytest.fixture(scope="module")
-def router(embedder) -> Router:
-    qa = QaTable.load(DEFAULT_QA, all_skills().names)
-    return Router(embedder, IntentClassifier(embedder, load_examples([])), qa)
 
 
 class House:

@@ -13,7 +13,8 @@ copied again. So every reply is judged as it streams, piece by piece, before it 
 - **echo**: a piece that repeats or paraphrases the question is not said;
 - **format**: chat-template tokens, recalled-memory lines, speaker labels, template slots,
   markup (``fayd.memory.hygiene``), and invented specifics (phone numbers, addresses,
-  temperatures, the weather) stop the reply before them.
+  temperatures, the weather) stop the reply before them;
+- **unkind**: dismissive or hurtful words (``_UNKIND``) stop it before them too.
 
 When nothing worth saying came out (empty, or the first piece already failed), the model is
 asked once more (``Chat``: other sampling, without the history it copies); failing again,
@@ -83,6 +84,17 @@ _INVENTED = re.compile(r"https?://|www\.|\b[\w.]+@[\w-]+\.\w|\d+\s*(°|degrees?\
 _NUMBER = re.compile(r"\+?\d[\d\s().-]{5,}\d")
 _WEATHER = re.compile(
     r"\b(sunny|rain(s|y|ing)?|snow(s|y|ing)?|cloudy|stormy|windy|foggy|forecast)\b", re.I
+)
+#: Words a companion must never say to the person, which the small model does say when lost
+#: ("I don't know what you're going on about"): the reply stops before them.
+_UNKIND = re.compile(
+    r"\b(i don't know what you('re| are) (going on|talking|on) about"
+    r"|what are you (going on|on) about"
+    r"|i (can't|cannot|won't) help you|i('m| am) not here to|not my (problem|job)|i don't care"
+    r"|(you're|you are)( being)? (wrong|stupid|boring|silly|an idiot|mad|crazy)"
+    r"|stupid|idiot|shut up"
+    r"|go away|leave me alone|nobody cares|get over it|stop (whining|complaining|moaning))\b",
+    re.I,
 )
 _YEARS = re.compile(r"^(1[89]|20)\d\d\s*[-–]\s*(1[89]|20)\d\d$")
 
@@ -266,6 +278,8 @@ class ReplyGuard:
             return self._stop("format", f"{reason}: {text[:80]}")
         if invented(text, self.question):
             return self._stop("fact", text[:80])
+        if _UNKIND.search(text):
+            return self._stop("unkind", text[:80])
         if self._echoes(text, cosine):
             return self._stop("echo", text[:80])
         if any(self._loops.repeats(s) for s in _sentences(text)):

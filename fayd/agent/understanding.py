@@ -88,6 +88,8 @@ class Understanding:
         self, decision: Decision, question: str, user: str, device: str
     ) -> Outcome | None:
         """The skill's outcome, or None when the model should answer (chit-chat)."""
+        if decision.intent == "chitchat" and decision.via == "smalltalk":
+            return await self._small_talk(decision, user, device)
         if decision.intent in OWN:
             return None
         ctx = Context(
@@ -121,6 +123,16 @@ class Understanding:
             assert isinstance(question, Ambiguous)
             return Outcome(question.question, ask=pending, detail={"asked": pending.key})
         return None
+
+    async def _small_talk(self, decision: Decision, user: str, device: str) -> Outcome | None:
+        ctx = Context(
+            user, device, decision.lang, self.now(), self.devices, self.memory, self.prefs
+        )
+        try:
+            return await self.skills.run("small_talk", dict(decision.slots), ctx)
+        except SkillError as exc:  # the model can still answer
+            log.error("small talk failed: %s", exc)
+            return None
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:
         said = decision.answer

@@ -183,6 +183,8 @@ class Device:
                 self.screen.idle()
         elif name == "volume" and self.speaker and isinstance(args.get("volume"), int):
             self.speaker.set_volume(args["volume"])
+        elif name == "brightness" and self.screen and _level(args.get("level")):
+            self.screen.display.brightness(args["level"])
         elif isinstance(name, str) and name.startswith("ota_"):
             extra = self.ota.handle(name, args)  # FwError: an error frame with the ref
             if c.get("id"):
@@ -238,3 +240,7 @@ class Device:
         while True:
             self.step()
             time.sleep_ms(sleep_ms)
+
+
+def _level(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100

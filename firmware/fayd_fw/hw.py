@@ -249,6 +249,14 @@ class Display:
         if self.dev and hasattr(self.dev, "face"):
             self.dev.face(expression)
 
+    def brightness(self, level):
+        """0..100; a driver with contrast(0..255) (ssd1306) or brightness() is set."""
+        record("screen", brightness=level)
+        if self.dev and hasattr(self.dev, "brightness"):
+            self.dev.brightness(level)
+        elif self.dev and hasattr(self.dev, "contrast"):
+            self.dev.contrast(level * 255 // 100)
+
     def mouth(self, opening):
         record("screen", mouth=opening)
         if self.dev and hasattr(self.dev, "mouth"):

@@ -2,12 +2,21 @@
 ``all_skills()`` is the one registry; the router's intents, qa.csv rows and (later) the tool
 loop and MCP use it."""
 
-from fayd.agent.skills import care, clock, devices, info, memory
+from fayd.agent.skills import care, clock, devices, info, memory, smalltalk
 from fayd.agent.skills.registry import Context, Outcome, Skill, SkillError, Skills
 
 
 def all_skills() -> Skills:
-    return Skills([*clock.SKILLS, *devices.SKILLS, *memory.SKILLS, *care.SKILLS, *info.SKILLS])
+    return Skills(
+        [
+            *clock.SKILLS,
+            *devices.SKILLS,
+            *memory.SKILLS,
+            *care.SKILLS,
+            *info.SKILLS,
+            *smalltalk.SKILLS,
+        ]
+    )
 
 
 __all__ = ["Context", "Outcome", "Skill", "SkillError", "Skills", "all_skills"]

@@ -51,7 +51,7 @@ CUES: dict[str, list[str]] = {
         r"\bkeep (it )?in (your |mind|your head|your memory)",
         r"\bnote (that|this|down)\b",
         r"\bfor the record\b",
-        r"(记住|记一下|记着|记下来|记好了|你要记得|帮我记|别忘了我)",
+        r"(记住|记一下|(?<!惦)记着|记下来|记好了|你要记得|帮我记|别忘了我)",
     ],
     "reminder.set": [
         r"\bremind me\b",
@@ -120,7 +120,7 @@ CUES: dict[str, list[str]] = {
         r"\b(go|be|stay|keep) (quiet|silent) (for|until|till|til)\b",
         r"\b(don't|do not) (bother|disturb|talk to|interrupt) me (for|until|till|til|the next)\b",
         r"\bleave me (alone|be|in peace) (for|until|till)\b",
-        r"\b(sleep|snooze|rest) (for|until|till)\b",
+        r"(?<!to )\b(sleep|snooze|rest) (for|until|till)\b",
         r"(睡一会|睡会儿|你先睡|歇会儿|休息一?会|休息一?下|先休息|别打扰我|以前别出声|安静一?(个|会))",
         r"^(你)?(先)?(睡|歇|休息)(一)?(会儿?|下|半个?(小时|钟头)|[\d一二两三四五六七八九十]+(分钟|个?小时|个?钟头))",
     ],
@@ -145,7 +145,7 @@ CUES: dict[str, list[str]] = {
         r"(天气|下雨|下雪|降温|冷不冷|热不热|多少度|气温|新闻|刮风)",
     ],
     "device.gesture": [
-        r"\b(wave|nod|bow|dance|jig|cheer|jump|shake your head)\b",
+        r"\b(wave|nod|bow|dance|jig|cheer(?! (me|us|him|her) up)|jump|shake your head)\b",
         r"\blook (over |round |this way |over here )?(at|towards) me\b|\blook (over )?(here|this way)\b|\bturn (round |around )?(and look|to face) me\b",
         r"\b(show me|pull|make|do) (me )?(a |your )?(happy|sad|surprised|funny|thinking|silly|cross|angry) (face|look)\b",
         r"\blook like you're (thinking|surprised|happy|sad)\b",
@@ -175,7 +175,7 @@ _COMPILED = {intent: [re.compile(p) for p in CUES[intent]] for intent in ORDER}
 # plays up in this cold weather" is not; "do a little dance" is one, "I met him at a dance"
 # is not.
 ASKED = frozenset({"info.offline"})
-TOLD = frozenset({"device.gesture", "timer.set", "info.offline"})
+TOLD = frozenset({"device.gesture", "timer.set", "info.offline", "device.sleep"})
 #: Only someone else's doing ("my daughter set a reminder on her phone") is not a request.
 NOT_THEIRS = frozenset({"reminder.set", "memory.remember", "device.sleep"})
 _QUESTION = re.compile(
@@ -186,8 +186,9 @@ _QUESTION = re.compile(
     r"|(吗|么|呢|没有|怎么样|多少|什么|有没有|会不会|要不要|冷不冷|热不热|啥)"
 )
 _STATEMENT = re.compile(
-    r"^((so|oh|and|um|er|well|yes|no)[ ,]+)*(i|i'm|i've|i'd|i was|my|we|we're|he|she|they|"
-    r"it|it's|the|there|that|this|his|her|our|their|yesterday|today i|last)\b"
+    r"^((so|oh|and|um|er|well|yes|no|sure|ah|right)[ ,]+)*(i|i'm|i've|i'd|i was|my|we|we're|"
+    r"he|she|they|it|it's|the|there|that|this|his|her|our|their|yesterday|today i|last|"
+    r"you always|you're|you've|you make|you really)\b"
     r"|^(我|他|她|它|我们|他们|昨天|那)"
 )
 _THIRD_PERSON = re.compile(

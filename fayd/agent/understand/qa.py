@@ -63,10 +63,19 @@ class QaTable:
             return found, 1.0
         best: tuple[QaEntry, float] | None = None
         for phrase, entry in self._exact.items():
-            score = max(fuzz.ratio(text, phrase), _contained(text, phrase))
+            ratio = fuzz.ratio(text, phrase) if _same_ask(text, phrase) else 0.0
+            score = max(ratio, _contained(text, phrase))
             if score >= FUZZY_MIN and (best is None or score / 100 > best[1]):
                 best = (entry, score / 100)
         return best
+
+
+#: Words a near match may not change: "how are you" is one letter from "who are you".
+_ASK = frozenset("who how what where when why which whose not no don't can't".split())
+
+
+def _same_ask(text: str, phrase: str) -> bool:
+    return _ASK.intersection(text.split()) == _ASK.intersection(phrase.split())
 
 
 def _contained(text: str, phrase: str) -> float:

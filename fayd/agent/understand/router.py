@@ -1,6 +1,6 @@
 """The router: what a question is, decided in code before any LLM call, in a fixed order —
-emergency, stop, the answer to a question a skill asked, qa.csv, intents by nearest
-example, chit-chat (docs/understanding.md). Every decision keeps its score and the
+emergency, stop, the answer to a question a skill asked, qa.csv, cue phrases, small talk
+(written answers), intents by nearest example, chit-chat (docs/understanding.md). Every decision keeps its score and the
 runner-up, for ``fayd say --explain`` and the stored turn."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Any
 
 from fayd.agent.understand.cues import cue, fits_mood
 from fayd.agent.understand.emergency import EmergencyDetector
-from fayd.agent.understand.intents import IntentClassifier
+from fayd.agent.understand.intents import Guess, IntentClassifier
 from fayd.agent.understand.qa import QaTable
 from fayd.agent.understand.slots import Pending, extract_slots
+from fayd.agent.understand.smalltalk import SmallTalkByMeaning, small_talk
 from fayd.agent.understand.text import language, normalize
 from fayd.embedding import EmbedderLike
 
@@ -77,6 +78,7 @@ class Router:
         self.intents = intents
         self.qa = qa
         self.emergency = EmergencyDetector(embedder)
+        self.small_talk = SmallTalkByMeaning(embedder) if embedder is not None else None
 
     def route(self, question: str, now: datetime, pending: Pending | None = None) -> Decision:
         """``pending``: the question a skill asked this user and device, if still open."""
@@ -111,15 +113,28 @@ class Router:
                 second = guess.intent if other else guess.runner_up
                 score = guess.score if other else guess.runner_up_score
             return Decision(intent, "cue", 1.0, second, score, slots, lang)
-        if guess is None:
-            return Decision("chitchat", "default", lang=lang)
-        if guess.intent == "chitchat":
-            return Decision(
-                "chitchat", "intent", guess.score, guess.runner_up, guess.runner_up_score, lang=lang
-            )
-        if not guess.confident:  # not sure enough to act: talk instead
-            return Decision("chitchat", "default", 0.0, guess.intent, guess.score, lang=lang)
+        if (topic := small_talk(text)) is not None:  # said, not asked: before any guess
+            second, score = (guess.intent, guess.score) if guess is not None else ("", 0.0)
+            return Decision("chitchat", "smalltalk", 1.0, second, score, topic, lang)
+        if guess is None or guess.intent == "chitchat" or not guess.confident:
+            if self.small_talk is not None and vector is not None:
+                if (near := self.small_talk.guess(vector, text)) is not None:
+                    second = guess.intent if guess is not None else ""
+                    score = guess.score if guess is not None else 0.0
+                    return Decision("chitchat", "smalltalk", near[1], second, score, near[0], lang)
+            return _chitchat(lang, guess)
         slots = extract_slots(guess.intent, question, now, lang)
         return Decision(
             guess.intent, "intent", guess.score, guess.runner_up, guess.runner_up_score, slots, lang
         )
+
+
+def _chitchat(lang: str, guess: Guess | None) -> Decision:
+    """Talk for the model. A guess not confident enough to act on stays as the runner-up."""
+    if guess is None:
+        return Decision("chitchat", "default", lang=lang)
+    if guess.intent == "chitchat":
+        return Decision(
+            "chitchat", "intent", guess.score, guess.runner_up, guess.runner_up_score, lang=lang
+        )
+    return Decision("chitchat", "default", 0.0, guess.intent, guess.score, lang=lang)

@@ -1,0 +1,195 @@
+"""Warm, short answers to the small talk fayd.agent.understand.smalltalk recognises, in
+English and Chinese: each kind, and an opening for the person to go on. Several per kind,
+taken in turn per user, so the same words do not come back every time. Written, not
+generated: a loss, loneliness or an ache must never get a careless answer."""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from fayd.agent.skills.registry import Context, Outcome, Skill
+
+SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "grief": (
+        (
+            "I'm so sorry about your {who}. Missing them is hard. "
+            "Would you like to tell me about them?",
+            "That must be so hard. I'm here, and I'd love to hear about your {who} "
+            "whenever you want to talk.",
+            "I'm so sorry. Losing someone is hard. Would you like to tell me about them?",
+            "That's very sad news. I'm here with you, if you'd like to talk about it.",
+        ),
+        (
+            "听到你{who}的事，我很难过。你愿意跟我说说吗？",
+            "我很难过听到这个消息。想念是很难受的。你愿意跟我说说吗？",
+            "这一定很不容易。我在这里陪着你，你想说的时候就跟我说。",
+        ),
+    ),
+    "missing": (
+        (
+            "You must miss your {who} very much. Would you like to tell me about them?",
+            "I can tell how much your {who} means to you. What do you miss most?",
+            "You must miss them very much. Would you like to tell me about them?",
+        ),
+        (
+            "你一定很想念你的{who}吧。跟我说说好吗？",
+            "想念一个人的滋味不好受。你最想念什么？",
+        ),
+    ),
+    "lonely": (
+        (
+            "I'm sorry you're feeling lonely. I'm here, and I'm glad of your company. "
+            "Would you like to tell me about your day?",
+            "Lonely days are hard. I'm right here with you. "
+            "Is there someone you'd like to ring today?",
+            "I'm here with you. Shall we have a chat about something you enjoy?",
+        ),
+        (
+            "一个人的时候是会觉得孤单。我在这里陪你。跟我说说你今天过得怎么样？",
+            "我一直在这儿陪着你。今天想不想给家里人打个电话？",
+        ),
+    ),
+    "low": (
+        (
+            "I'm sorry you're feeling low. Would it help to talk about it?",
+            "That sounds hard. I'm here to listen if you want to tell me more.",
+            "I'm sorry. Sometimes a cup of tea and a chat helps a little. What's on your mind?",
+        ),
+        ("听起来你心情不太好。想跟我说说吗？", "我在听呢。有什么烦心事都可以跟我说。"),
+    ),
+    "worried": (
+        (
+            "That sounds worrying. Would it help to talk it through?",
+            "I'm sorry it's on your mind. Tell me about it, if you like.",
+        ),
+        ("别太担心，跟我说说是怎么回事？", "有什么担心的事，说出来会好受一些。"),
+    ),
+    "ache": (
+        (
+            "I'm sorry it's aching. A rest and something warm might help. "
+            "If it gets worse, do tell your doctor.",
+            "Oh dear, that doesn't sound comfortable. Have you been able to sit down and rest it?",
+        ),
+        (
+            "哪里不舒服要多休息。如果越来越疼，记得告诉医生。",
+            "听起来不太舒服。先坐下来好好歇一歇吧。",
+        ),
+    ),
+    "tired": (
+        (
+            "You've earned a rest. Would a sit-down with a cup of tea help?",
+            "It sounds like a rest would do you good. Take it easy for a bit.",
+        ),
+        ("累了就歇一会儿吧，喝杯热茶。", "好好休息一下，别太累着了。"),
+    ),
+    "happy": (
+        ("That's lovely to hear! Tell me more.", "How wonderful. What's made you so happy?"),
+        ("真为你高兴！跟我说说吧。", "太好了！是什么让你这么开心？"),
+    ),
+    "bored": (
+        (
+            "Shall we have a chat? You could tell me about a place you've loved visiting.",
+            "How about a story, or you could tell me about something you used to enjoy doing?",
+        ),
+        ("要不要跟我聊聊天？说说你去过的好地方。", "我给你讲个故事好不好？"),
+    ),
+    "family": (
+        (
+            "How lovely! What did you and your {who} talk about?",
+            "That's nice to hear. How is your {who} getting on?",
+            "How lovely to have family about. What did you talk about?",
+        ),
+        ("真好！你们聊了些什么？", "太好了，你的{who}最近怎么样？", "有家人来看你真好！"),
+    ),
+    "memory": (
+        (
+            "That sounds like a lovely part of your life. What did you enjoy most about it?",
+            "I'd love to hear more about that. What was it like?",
+        ),
+        ("听起来是很美好的回忆。你最喜欢那时候的什么？", "跟我多说说那时候的事吧。"),
+    ),
+    "food": (
+        ("That sounds nice. Did you enjoy it?", "Lovely. Are you having a cup of tea with it?"),
+        ("听起来不错，好吃吗？", "真好，要注意吃得暖和一点。"),
+    ),
+    "how_are_you": (
+        (
+            "I'm very well, thank you for asking. How are you feeling today?",
+            "I'm fine, thank you. And how are you today?",
+        ),
+        ("我很好，谢谢你。你今天感觉怎么样？", "我挺好的。你呢？"),
+    ),
+    "greeting": (
+        (
+            "Hello! It's lovely to hear from you. How are you today?",
+            "Hello there! How are you getting on today?",
+        ),
+        ("你好！今天过得怎么样？", "你好呀！今天感觉好吗？"),
+    ),
+    "goodnight": (
+        ("Good night. Sleep well, and I'll be here in the morning.", "Sleep well. Good night."),
+        ("晚安，好好睡一觉。", "晚安，明天见。"),
+    ),
+    "goodbye": (
+        ("Goodbye for now. Take care!", "See you soon. Take care of yourself."),
+        ("再见，路上小心。", "好的，回头见。"),
+    ),
+    "thanks_kind": (
+        ("That's very kind of you. I enjoy our chats too.", "Thank you, that's lovely to hear."),
+        ("谢谢你，我也很喜欢跟你聊天。", "你这么说我真开心。"),
+    ),
+    "joke": (
+        (
+            "Why did the scarecrow win a prize? Because he was outstanding in his field!",
+            "What do you call a sleeping bull? A bulldozer!",
+            "Why don't eggs tell jokes? They'd crack each other up!",
+            "What did the big flower say to the little flower? Hi, bud!",
+        ),
+        (
+            "小明问爷爷：为什么您的牙齿这么少？爷爷说：因为我的牙齿都退休了！",
+            "什么动物最爱睡懒觉？是懒羊羊！",
+        ),
+    ),
+}
+#: What the person told is kept as a memory (a loss above all); greetings and jokes are not.
+REMEMBERED = {
+    "grief": 6,
+    "missing": 4,
+    "lonely": 4,
+    "low": 4,
+    "worried": 4,
+    "ache": 4,
+    "family": 4,
+    "memory": 4,
+}
+REMEMBERED |= {"happy": 3, "tired": 3, "food": 3, "bored": 3}
+_turns: defaultdict[tuple[str, str], Iterator[int]] = defaultdict(itertools.count)
+
+
+async def small_talk(args: dict[str, Any], ctx: Context) -> Outcome:
+    topic = str(args.get("topic"))
+    if topic not in SAY:
+        return Outcome("")
+    who = args.get("who")
+    # An answer that names who it is about only when the person said who.
+    answers = [a for a in SAY[topic][ctx.lang == "zh"] if ("{who}" in a) == bool(who)]
+    answers = answers or [a for a in SAY[topic][ctx.lang == "zh"] if "{who}" not in a]
+    said = answers[next(_turns[(ctx.user, topic)]) % len(answers)]
+    return Outcome(said.format(who=who), importance=REMEMBERED.get(topic))
+
+
+SKILLS = [
+    Skill(
+        "small_talk",
+        "A warm, short answer to everyday small talk (a greeting, a feeling, a loss, an ache).",
+        {
+            "type": "object",
+            "properties": {"topic": {"enum": sorted(SAY)}, "who": {"type": "string"}},
+            "required": ["topic"],
+        },
+        small_talk,
+    )
+]
