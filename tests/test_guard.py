@@ -277,3 +277,13 @@ def test_unkind_words_are_never_said() -> None:
         assert judge.judge(text) is None and judge.problem == "unkind", text
     for text in ("I don't know, but I'd love to hear more.", "Don't be silly about the weather."):
         assert ReplyGuard("Hi").judge(text), text
+
+
+def test_stock_phrases_are_not_said() -> None:
+    judge = ReplyGuard("What do you think about roses?")
+    assert judge.judge("I'm sorry for any confusion.") is None and judge.problem == "filler"
+    judge = ReplyGuard("Roses?")
+    assert (
+        judge.judge("Roses are lovely.")
+        and judge.judge("I'll be happy to explain further.") is None
+    )

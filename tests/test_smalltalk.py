@@ -13,6 +13,7 @@ import pytest
 from fayd.agent.skills.smalltalk import REMEMBERED, SAY
 from fayd.agent.understand.smalltalk import ORDER, small_talk
 from fayd.agent.understand.text import normalize
+from fayd.agent.understand.told import FOLLOWED
 from fayd.store import Store
 from tests.test_skills import House
 
@@ -49,6 +50,7 @@ from tests.test_skills import House
         ("I'm missing our kid something rotten", "missing", "kid"),
         ("some days I don't speak to a living soul", "lonely", None),
         ("闺女刚给我打电话了", "family", "闺女"),  # she rang: no request to ring her
+        ("Do you ever get tired?", "about_me", None),  # a question to fayd, not tiredness
     ],
 )
 def test_small_talk_is_recognised(said: str, topic: str, who: str | None) -> None:
@@ -76,7 +78,6 @@ def test_small_talk_is_recognised(said: str, topic: str, who: str | None) -> Non
         "the geraniums have all died off in the frost",
         "my friend Joan says she's lonely",  # someone else's feeling
         "Mrs Patel next door is worried about her son",
-        "do you ever get tired",  # a question to fayd
         "my knees are fine today",
         "the kettle's knackered",
         "隔壁老王家老伴儿最近挺孤单的",
@@ -87,7 +88,7 @@ def test_other_words_are_no_small_talk(said: str) -> None:
 
 
 def test_every_topic_has_answers_in_both_languages() -> None:
-    assert set(ORDER) == set(SAY)
+    assert set(SAY) == set(ORDER) | set(FOLLOWED.values())
     for topic, (english, chinese) in SAY.items():
         assert len(english) >= 2 and chinese, topic
         assert all(len(line.split()) <= 25 for line in english), topic
@@ -152,3 +153,26 @@ def test_small_talk_the_patterns_miss_is_found_by_meaning(router) -> None:
     assert decision.score < 1.0  # the nearest example, not a pattern
     # Close to an example, but a request: left to the rest of fayd.
     assert router.route("I'm lonely, can you ring my daughter", now).via != "smalltalk"
+
+
+@pytest.mark.models
+async def test_what_is_told_after_a_loss_is_listened_to(house: House) -> None:
+    await house.ask("My husband passed away last spring.")
+    decision, said = await house.ask("His name was Tom, he loved his garden")
+    assert decision.intent == "chitchat" and decision.via != "smalltalk"  # the router's
+    assert said.say == "Thank you for telling me about him. I can tell how much he meant to you."
+    assert said.importance == REMEMBERED["told_more"]
+    _, said = await house.ask("Tom had a very loud laugh")
+    assert said is not None and "listening" in said.say
+    _, said = await house.ask("Tom always whistled at breakfast")
+    assert said is None  # two turns listened to; then the model talks again
+    # A question after a loss is answered, not listened to.
+    await house.ask("I lost my wife last year")
+    decision, said = await house.ask("What do you think she would say?")
+    assert said is None
+
+
+@pytest.mark.models
+async def test_questions_about_fay_herself_are_answered_honestly(house: House) -> None:
+    decision, said = await house.ask("What did you have for breakfast?")
+    assert decision.slots["topic"] == "about_me" and "computer" in said.say

@@ -14,7 +14,8 @@ copied again. So every reply is judged as it streams, piece by piece, before it 
 - **format**: chat-template tokens, recalled-memory lines, speaker labels, template slots,
   markup (``fayd.memory.hygiene``), and invented specifics (phone numbers, addresses,
   temperatures, the weather) stop the reply before them;
-- **unkind**: dismissive or hurtful words (``_UNKIND``) stop it before them too.
+- **unkind**: dismissive or hurtful words (``_UNKIND``) stop it before them too, and so do
+  a chat model's stock phrases (``_FILLER``: "I'm sorry for any confusion").
 
 When nothing worth saying came out (empty, or the first piece already failed), the model is
 asked once more (``Chat``: other sampling, without the history it copies); failing again,
@@ -94,6 +95,14 @@ _UNKIND = re.compile(
     r"|(you're|you are)( being)? (wrong|stupid|boring|silly|an idiot|mad|crazy)"
     r"|stupid|idiot|shut up"
     r"|go away|leave me alone|nobody cares|get over it|stop (whining|complaining|moaning))\b",
+    re.I,
+)
+#: Stock phrases of chat models that say nothing to a person at home ("I'm sorry for any
+#: confusion", "I'll be happy to explain further"): the reply stops before them.
+_FILLER = re.compile(
+    r"\b(sorry for (any|the) confusion|apologi[sz]e for (any|the) (confusion|inconvenience)|"
+    r"(happy|glad) to (explain|elaborate|help) further|as an ai|i'm (just )?an ai|"
+    r"language model|let me know if you (have|need) any)\b",
     re.I,
 )
 _YEARS = re.compile(r"^(1[89]|20)\d\d\s*[-–]\s*(1[89]|20)\d\d$")
@@ -280,6 +289,8 @@ class ReplyGuard:
             return self._stop("fact", text[:80])
         if _UNKIND.search(text):
             return self._stop("unkind", text[:80])
+        if _FILLER.search(text):
+            return self._stop("filler", text[:80])
         if self._echoes(text, cosine):
             return self._stop("echo", text[:80])
         if any(self._loops.repeats(s) for s in _sentences(text)):

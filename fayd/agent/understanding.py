@@ -16,6 +16,7 @@ from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
 from fayd.agent.understand.times import Ambiguous, Impossible
+from fayd.agent.understand.told import Listening
 from fayd.memory import Memory
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Understanding:
         self.prefs = prefs
         self.tz = tz
         self._pending: dict[tuple[str, str], Pending] = {}
+        self._listening = Listening()
 
     def now(self) -> datetime:
         return self.clock()
@@ -88,8 +90,11 @@ class Understanding:
         self, decision: Decision, question: str, user: str, device: str
     ) -> Outcome | None:
         """The skill's outcome, or None when the model should answer (chit-chat)."""
+        told = self._listening.follow_up((user, device), decision, question, time.monotonic())
+        if told is not None:  # what the person tells after a loss or a low mood
+            return await self._small_talk(decision.lang, told, user, device)
         if decision.intent == "chitchat" and decision.via == "smalltalk":
-            return await self._small_talk(decision, user, device)
+            return await self._small_talk(decision.lang, decision.slots, user, device)
         if decision.intent in OWN:
             return None
         ctx = Context(
@@ -124,12 +129,12 @@ class Understanding:
             return Outcome(question.question, ask=pending, detail={"asked": pending.key})
         return None
 
-    async def _small_talk(self, decision: Decision, user: str, device: str) -> Outcome | None:
-        ctx = Context(
-            user, device, decision.lang, self.now(), self.devices, self.memory, self.prefs
-        )
+    async def _small_talk(
+        self, lang: str, slots: dict[str, Any], user: str, device: str
+    ) -> Outcome | None:
+        ctx = Context(user, device, lang, self.now(), self.devices, self.memory, self.prefs)
         try:
-            return await self.skills.run("small_talk", dict(decision.slots), ctx)
+            return await self.skills.run("small_talk", dict(slots), ctx)
         except SkillError as exc:  # the model can still answer
             log.error("small talk failed: %s", exc)
             return None

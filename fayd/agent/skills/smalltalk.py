@@ -15,8 +15,7 @@ from fayd.agent.skills.registry import Context, Outcome, Skill
 SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "grief": (
         (
-            "I'm so sorry about your {who}. Missing them is hard. "
-            "Would you like to tell me about them?",
+            "I'm so sorry about your {who}. Would you like to tell me about {them}?",
             "That must be so hard. I'm here, and I'd love to hear about your {who} "
             "whenever you want to talk.",
             "I'm so sorry. Losing someone is hard. Would you like to tell me about them?",
@@ -30,8 +29,8 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "missing": (
         (
-            "You must miss your {who} very much. Would you like to tell me about them?",
-            "I can tell how much your {who} means to you. What do you miss most?",
+            "You must miss your {who} very much. Would you like to tell me about {them}?",
+            "I can tell how much your {who} means to you. What do you miss most about {them}?",
             "You must miss them very much. Would you like to tell me about them?",
         ),
         (
@@ -80,8 +79,8 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "tired": (
         (
-            "You've earned a rest. Would a sit-down with a cup of tea help?",
-            "It sounds like a rest would do you good. Take it easy for a bit.",
+            "I'm sorry you're tired. Could you have a little rest today?",
+            "That's hard. Take things gently today, and sit down when you can.",
         ),
         ("累了就歇一会儿吧，喝杯热茶。", "好好休息一下，别太累着了。"),
     ),
@@ -153,6 +152,32 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "什么动物最爱睡懒觉？是懒羊羊！",
         ),
     ),
+    "about_me": (
+        (
+            "I'm only a little computer, so I don't eat or sleep. "
+            "But I'd love to hear about yours.",
+            "I don't eat or go out, I'm a little computer in a box. How about you?",
+        ),
+        (
+            "我只是个小电脑，不吃饭也不睡觉。不过我很想听听你的。",
+            "我是个小电脑，哪儿也不去。你呢？",
+        ),
+    ),
+    # Said to what the person tells next, after a loss, missing someone or a low mood.
+    "told_more": (
+        (
+            "Thank you for telling me about {them}. I can tell how much {they} meant to you.",
+            "That's a lovely thing to remember. I'm listening, tell me more if you like.",
+        ),
+        ("谢谢你跟我说这些。我在听，你想说什么都可以。", "这是很珍贵的回忆。你接着说，我在听。"),
+    ),
+    "told_feeling": (
+        (
+            "Thank you for telling me. I'm here, and I'm listening.",
+            "I understand. Take your time, I'm right here with you.",
+        ),
+        ("谢谢你告诉我。我在这儿，我在听。", "我明白。慢慢说，我一直在这儿陪着你。"),
+    ),
 }
 #: What the person told is kept as a memory (a loss above all); greetings and jokes are not.
 REMEMBERED = {
@@ -165,7 +190,16 @@ REMEMBERED = {
     "family": 4,
     "memory": 4,
 }
-REMEMBERED |= {"happy": 3, "tired": 3, "food": 3, "bored": 3}
+REMEMBERED |= {"happy": 3, "tired": 3, "food": 3, "bored": 3, "told_more": 6, "told_feeling": 4}
+#: How to speak of whom ("him", "her"; "them" when the word does not say).
+HIM = frozenset(
+    "husband hubby dad father son brother grandson grandfather grandad grandpa boy lad nephew "
+    "uncle boyfriend fella".split()
+)
+HER = frozenset(
+    "wife missus mum mother mom mam daughter sister granddaughter grandmother nan nana gran "
+    "granny grandma girl lass niece auntie aunt girlfriend".split()
+)
 _turns: defaultdict[tuple[str, str], Iterator[int]] = defaultdict(itertools.count)
 
 
@@ -178,7 +212,9 @@ async def small_talk(args: dict[str, Any], ctx: Context) -> Outcome:
     answers = [a for a in SAY[topic][ctx.lang == "zh"] if ("{who}" in a) == bool(who)]
     answers = answers or [a for a in SAY[topic][ctx.lang == "zh"] if "{who}" not in a]
     said = answers[next(_turns[(ctx.user, topic)]) % len(answers)]
-    return Outcome(said.format(who=who), importance=REMEMBERED.get(topic))
+    them, they = ("him", "he") if who in HIM else ("her", "she") if who in HER else ("them", "they")
+    said = said.format(who=who, them=them, they=they)
+    return Outcome(said, importance=REMEMBERED.get(topic))
 
 
 SKILLS = [

@@ -68,6 +68,15 @@ TOPICS: dict[str, list[str]] = {
         r"\b(a|any|another|one more) (good |funny )?joke\b|\bmake me laugh\b|^jokes?$",
         r"(讲|说|来)(个|一个|些|几个)?笑话|逗我(笑|开心)",
     ],
+    "about_me": [
+        r"\b(did|do|have|are|were|would|will) you (ever )?(eat|have|had|drink|sleep|slept|go|went|been|"
+        r"get|got|cook)\b.*\b(breakfast|lunch|dinner|tea|supper|food|eat|sleep|out|holiday|married|"
+        r"children|kids|family|husband|wife|hungry|tired|lonely|bed)\b",
+        r"\bwhat did you (have|eat)\b|\bare you (hungry|tired|sleepy|married|lonely|cold)\b",
+        r"\bdo you (eat|sleep|get (tired|lonely|hungry|cold)|have (a family|children|kids|a husband|"
+        r"a wife))\b",
+        r"你(吃|吃了|睡|睡了|饿|累|困)(饭)?(吗|了吗|没有|没)|你吃(早饭|午饭|晚饭|饭)了(吗|没)",
+    ],
     "grief": [
         r"\b(ashes|since (i lost|he passed|she passed)|(his|her) (death|passing)|"
         r"expired|lost (him|her) (last|this|in|a|two|three|\w+ (years|months|weeks) ago))\b",
