@@ -236,7 +236,7 @@ def test_a_leaked_turn_stops_the_reply_after_what_was_said() -> None:
 
 
 def test_fay_does_not_call_the_user_by_her_own_name() -> None:
-    assert ReplyGuard("Hi").judge("I'm sorry, Fay. ") == "I'm sorry."
+    assert ReplyGuard("I feel sad.").judge("I'm sorry, Fay. ") == "I'm sorry."
     assert ReplyGuard("Hi").judge("Fay, you're a lovely person!") == "You're a lovely person!"
     assert ReplyGuard("Who are you?").judge("I'm Fay, your companion.") == (
         "I'm Fay, your companion."
@@ -287,3 +287,12 @@ def test_stock_phrases_are_not_said() -> None:
         judge.judge("Roses are lovely.")
         and judge.judge("I'll be happy to explain further.") is None
     )
+
+
+def test_an_apology_for_nothing_is_not_said() -> None:
+    judge = ReplyGuard("What do you think about roses?")
+    assert judge.judge("Oh dear, I'm sorry about that.") is None and judge.problem == "filler"
+    assert ReplyGuard("My knees ache today.").judge("I'm sorry, that sounds sore.")
+    assert ReplyGuard("I lost my keys again.").judge("Oh dear, I'm sorry.")
+    judge = ReplyGuard("My grandson is starting university next week")
+    assert judge.judge("Oh no, my dear. A university!") is None and judge.problem == "filler"

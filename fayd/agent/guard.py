@@ -15,7 +15,8 @@ copied again. So every reply is judged as it streams, piece by piece, before it 
   markup (``fayd.memory.hygiene``), and invented specifics (phone numbers, addresses,
   temperatures, the weather) stop the reply before them;
 - **unkind**: dismissive or hurtful words (``_UNKIND``) stop it before them too, and so do
-  a chat model's stock phrases (``_FILLER``: "I'm sorry for any confusion").
+  a chat model's stock phrases (``_FILLER``: "I'm sorry for any confusion") and a reply
+  that opens with an apology when the person told of nothing wrong.
 
 When nothing worth saying came out (empty, or the first piece already failed), the model is
 asked once more (``Chat``: other sampling, without the history it copies); failing again,
@@ -103,6 +104,18 @@ _FILLER = re.compile(
     r"\b(sorry for (any|the) confusion|apologi[sz]e for (any|the) (confusion|inconvenience)|"
     r"(happy|glad) to (explain|elaborate|help) further|as an ai|i'm (just )?an ai|"
     r"language model|let me know if you (have|need) any)\b",
+    re.I,
+)
+#: An apology to open a reply when nothing went wrong ("What do you think about roses?" →
+#: "Oh dear, I'm sorry about that."): the small model's commonest tic.
+_APOLOGY = re.compile(
+    r"^(oh( dear)?,? )?(i'm (so |very )?sorry|sorry|i apologi[sz]e|oh dear|oh no)\b", re.I
+)
+_TROUBLE = re.compile(
+    r"\b(sad|sorry|hurt|hurts|lost|died|dead|bad|ill|poorly|pain|ache|aches|aching|sore|worried|"
+    r"lonely|tired|problem|wrong|broke|broken|fell|fall|miss|missed|can't|cannot|couldn't|"
+    r"don't|didn't|no|not|never|afraid|scared|upset|awful|terrible|horrible|cold|sick|"
+    r"trouble|difficult|hard|forgot|worry)\b|(难过|伤心|疼|痛|病|累|孤单|担心|不)",
     re.I,
 )
 _YEARS = re.compile(r"^(1[89]|20)\d\d\s*[-–]\s*(1[89]|20)\d\d$")
@@ -289,7 +302,9 @@ class ReplyGuard:
             return self._stop("fact", text[:80])
         if _UNKIND.search(text):
             return self._stop("unkind", text[:80])
-        if _FILLER.search(text):
+        if _FILLER.search(text) or (
+            not self.said and _APOLOGY.search(text) and not _TROUBLE.search(self.question)
+        ):
             return self._stop("filler", text[:80])
         if self._echoes(text, cosine):
             return self._stop("echo", text[:80])

@@ -111,8 +111,9 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("听起来是很美好的回忆。你最喜欢那时候的什么？", "跟我多说说那时候的事吧。"),
     ),
     "food": (
-        ("That sounds nice. Did you enjoy it?", "Lovely. Are you having a cup of tea with it?"),
-        ("听起来不错，好吃吗？", "真好，要注意吃得暖和一点。"),
+        # Said before or after the meal alike: "I had porridge", "I'm going to make a cake".
+        ("That sounds lovely. Is it one of your favourites?", "How nice. Do you enjoy cooking?"),
+        ("听起来不错，这是你爱吃的吗？", "真好，你喜欢做饭吗？"),
     ),
     "how_are_you": (
         (
