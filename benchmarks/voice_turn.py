@@ -61,8 +61,8 @@ QUESTIONS = [
 ]
 
 
-def pct(values: list[float], q: float) -> float:
-    return round(float(np.percentile(values, q)), 1)
+def pct(values: list[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 1) if values else None
 
 
 async def run(turns: int) -> dict:
@@ -103,27 +103,39 @@ async def run(turns: int) -> dict:
         for (meta,) in conn.execute("SELECT meta FROM messages WHERE role = 'assistant'")
     ]
     voice = [t for t in timings if "asr_ms" in t]
+    # Since the router (issue 12) a skill or a written answer serves many of these questions
+    # without the model: the model's figures and the comparison with the bare engines (which
+    # always run the model) are over the turns the model answered.
+    by_model = [t for t in voice if "llm_first_token_ms" in t]
     tts_ms = [t["tts_first_chunk_ms"] - t["llm_first_sentence_ms"] for t in voice]
     parts = bare_engine_parts(spoken, tts)
-    bare = [sum(p) for p in parts]
     hangover = SpeechConfig().vad_min_silence_ms
-    without_hangover = [ms - hangover for ms in eos_to_audio]
+    paired = len(voice) == len(eos_to_audio) == len(parts)
+    model_turns = [i for i, t in enumerate(voice) if "llm_first_token_ms" in t] if paired else []
+    model_eos = [eos_to_audio[i] - hangover for i in model_turns]
+    model_bare = [sum(parts[i]) for i in model_turns]
     return {
         "turns": len(eos_to_audio),
+        "model_turns": len(by_model),
         "eos_to_first_audio_ms_p50": pct(eos_to_audio, 50),
         "eos_to_first_audio_ms_p90": pct(eos_to_audio, 90),
-        "hangover_ms": SpeechConfig().vad_min_silence_ms,
+        "hangover_ms": hangover,
         "asr_ms_p50": pct([t["asr_ms"] for t in voice], 50),
-        "llm_first_token_ms_p50": pct([t["llm_first_token_ms"] for t in voice], 50),
-        "llm_first_sentence_ms_p50": pct([t["llm_first_sentence_ms"] for t in voice], 50),
+        "understood_ms_p50": pct([t["understood_ms"] for t in voice if "understood_ms" in t], 50),
+        "llm_first_token_ms_p50": pct([t["llm_first_token_ms"] for t in by_model], 50),
+        "llm_first_sentence_ms_p50": pct([t["llm_first_sentence_ms"] for t in by_model], 50),
         "tts_first_chunk_ms_p50": pct(tts_ms, 50),
         "eos_to_first_audio_ms_mean": round(statistics.mean(eos_to_audio), 1),
-        "eos_to_first_audio_ms_p50_without_hangover": pct(without_hangover, 50),
-        "bare_engine_sum_ms_p50": pct(bare, 50),
+        "eos_to_first_audio_ms_p50_without_hangover": pct(
+            [ms - hangover for ms in eos_to_audio], 50
+        ),
+        "model_eos_to_first_audio_ms_p50_without_hangover": pct(model_eos, 50),
+        "bare_engine_sum_ms_p50": pct([sum(p) for p in parts], 50),
         "bare_asr_ms_p50": pct([p[0] for p in parts], 50),
         "bare_llm_first_sentence_ms_p50": pct([p[1] for p in parts], 50),
         "bare_tts_first_chunk_ms_p50": pct([p[2] for p in parts], 50),
-        "ratio_p50": round(pct(without_hangover, 50) / pct(bare, 50), 3),
+        # Model turns through fayd vs the same turns through the bare engines.
+        "ratio_p50": round(pct(model_eos, 50) / pct(model_bare, 50), 3) if model_eos else None,
     }
 
 

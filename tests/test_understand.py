@@ -154,3 +154,11 @@ def test_a_near_match_keeps_the_question_word() -> None:
     qa = QaTable.load(DEFAULT_QA, all_skills().names)
     assert qa.match(normalize("How are you?")) is None  # one letter from "who are you"
     assert qa.match(normalize("where you live")) is not None  # a word left out is fine
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(
+    "said", ["Did I take my medicine already?", "did I lock the back door", "我今天吃药了吗"]
+)
+def test_what_the_person_did_is_asked_of_memory_never_the_model(router: Router, said: str) -> None:
+    assert router.route(said, NOW).intent == "memory.recall"

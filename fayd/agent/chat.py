@@ -82,15 +82,7 @@ class Chat:
 
     def prefix(self) -> list[dict[str, str]]:
         """Persona and example exchanges: the same for every turn and every user."""
-        examples = guard.EXAMPLES if self.cfg.few_shot else ()
-        return [
-            {"role": "system", "content": self.cfg.persona},
-            *(
-                {"role": role, "content": text}
-                for q, a in examples
-                for role, text in (("user", q), ("assistant", a))
-            ),
-        ]
+        return prompt_prefix(self.cfg)
 
     def messages(
         self, history: list[dict[str, str]], question: str, context: str = ""
@@ -119,10 +111,12 @@ class Chat:
                 )
                 guards.append(judge)
                 # The model copies its own recent replies (the loops that took over a user's
-                # every turn): a second attempt is asked without the history. The persona
-                # and examples still come from the cache; the next turn reads the history
-                # again (slower, only after a retry).
-                prompt = messages if attempt == 0 else self.messages([], turn.question, context)
+                # every turn): after a repeat or a loop the second attempt is asked without
+                # the history (the next turn then reads the history again: slower). Other
+                # failures (an echo, a stock phrase) are retried on the same prompt, still
+                # in llama.cpp's cache, with other sampling.
+                copied = attempt > 0 and guards[-2].problem in ("repeat", "loop", "format")
+                prompt = self.messages([], turn.question, context) if copied else messages
                 async with contextlib.aclosing(self._attempt(prompt, turn, judge, attempt)) as said:
                     async for sentence in said:
                         turn.mark("llm_first_sentence_ms")
@@ -441,3 +435,18 @@ class Chat:
             options["seed"] = random.randrange(1, 2**31)
             temperature = max(temperature, RETRY_TEMPERATURE)
         return temperature, options
+
+
+def prompt_prefix(cfg: AgentConfig) -> list[dict[str, str]]:
+    """The persona and the example exchanges (``agent.few_shot``): the start of every
+    prompt, for every turn and user, so llama.cpp evaluates it once (and the daemon's
+    warm-up evaluates it before the first turn)."""
+    examples = guard.EXAMPLES if cfg.few_shot else ()
+    return [
+        {"role": "system", "content": cfg.persona},
+        *(
+            {"role": role, "content": text}
+            for q, a in examples
+            for role, text in (("user", q), ("assistant", a))
+        ),
+    ]

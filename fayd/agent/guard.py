@@ -101,7 +101,8 @@ _UNKIND = re.compile(
 #: Stock phrases of chat models that say nothing to a person at home ("I'm sorry for any
 #: confusion", "I'll be happy to explain further"): the reply stops before them.
 _FILLER = re.compile(
-    r"\b(sorry for (any|the) confusion|apologi[sz]e for (any|the) (confusion|inconvenience)|"
+    r"\b(sorry for (any|the) (confusion|misunderstanding)|"
+    r"apologi[sz]e for (any|the) (confusion|inconvenience|misunderstanding)|"
     r"(happy|glad) to (explain|elaborate|help) further|as an ai|i'm (just )?an ai|"
     r"language model|let me know if you (have|need) any)\b",
     re.I,

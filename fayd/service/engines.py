@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from fayd.agent import AgentEngines
+from fayd.agent import AgentEngines, prompt_prefix
 from fayd.config import Config
 from fayd.devices.ports import VoiceModels
 from fayd.embedding import EmbedderLike
@@ -125,7 +125,7 @@ def load_engines(cfg: Config) -> Engines:
     engines.embedder = attempt("embed", "", load_embedder)
     if speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
-    warm_up(engines, cfg.agent.persona)
+    warm_up(engines, prompt_prefix(cfg.agent))
     return engines
 
 
@@ -180,10 +180,11 @@ def wake_factory(cfg: Config, engines: Engines) -> Callable[..., WakeDetector] |
         return None
 
 
-def warm_up(engines: Engines, persona: str) -> None:
+def warm_up(engines: Engines, prefix: list[dict[str, str]]) -> None:
     """One tiny inference per model before READY: the first call of each pays for page-ins
     and graph set-up (seconds for the LLM), which a user's first question should not. The
-    LLM is warmed with the persona so its prompt prefix is already evaluated."""
+    LLM is warmed with the chat's prompt prefix (persona and examples) so that it is
+    already evaluated (1.8 s of the first model turn in benchmarks/voice_turn.py)."""
     import numpy as np
 
     jobs = {  # role: (Engines attribute, one inference)
@@ -192,10 +193,7 @@ def warm_up(engines: Engines, persona: str) -> None:
         "embed": ("embedder", lambda: engines.embedder.embed(["ready"])),
         "llm": (
             "llm",
-            lambda: engines.llm.chat(
-                [{"role": "system", "content": persona}, {"role": "user", "content": "Hi"}],
-                max_tokens=1,
-            ),
+            lambda: engines.llm.chat([*prefix, {"role": "user", "content": "Hi"}], max_tokens=1),
         ),
     }
     for role, (attribute, job) in jobs.items():

@@ -26,6 +26,11 @@ CUES: dict[str, list[str]] = {
         r"(重新开始|重来|从头(再)?(来|开始|说)|重新说|换个话题重新)",
     ],
     "memory.recall": [
+        # What the person did: only memory can know ("did I take my pills?"), never the model.
+        r"^((oh|so|um|fay|now)[ ,]+)*(did|have) i (already |just )?(take|taken|have|had|eat|eaten|"
+        r"lock|locked|turn|turned|switch|switched|feed|fed|call|called|ring|rung|rang|pay|paid|"
+        r"put|water|watered|shut|close|closed|do|done)\b",
+        r"我(今天|刚才|早上|中午|晚上)?(吃|喝)(过|了)?药(了)?(吗|没|没有)",
         r"\b(did|have) i (tell|told|mention|mentioned|say|said)\b.*\b(you|before)\b",
         r"\bwhat did i (tell|say to|ask) you\b",
         r"\b(do you|can you) remember (what|who|when|where|my|the)\b",
