@@ -51,6 +51,10 @@ from tests.test_skills import House
         ("some days I don't speak to a living soul", "lonely", None),
         ("闺女刚给我打电话了", "family", "闺女"),  # she rang: no request to ring her
         ("Do you ever get tired?", "about_me", None),  # a question to fayd, not tiredness
+        ("What do you think about roses?", "opinion", None),
+        ("Do you like music?", "opinion", None),
+        ("What's your favourite flower?", "opinion", None),
+        ("你觉得月季花怎么样", "opinion", None),
     ],
 )
 def test_small_talk_is_recognised(said: str, topic: str, who: str | None) -> None:
@@ -81,6 +85,8 @@ def test_small_talk_is_recognised(said: str, topic: str, who: str | None) -> Non
         "my knees are fine today",
         "the kettle's knackered",
         "隔壁老王家老伴儿最近挺孤单的",
+        "what do you think I should do about the boiler",  # advice, not a taste
+        "你觉得我该怎么办",
     ],
 )
 def test_other_words_are_no_small_talk(said: str) -> None:

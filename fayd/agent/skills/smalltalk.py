@@ -164,6 +164,18 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "我是个小电脑，哪儿也不去。你呢？",
         ),
     ),
+    "opinion": (
+        (
+            "I'm only a little computer, so I haven't got tastes of my own. "
+            "But I'd love to hear what you think.",
+            "I can't see or taste things the way you do, so I don't have favourites. "
+            "Tell me what you think.",
+        ),
+        (
+            "我只是个小电脑，没有自己的喜好。不过我很想听听你的看法。",
+            "我没法像你一样看和尝，说不上喜欢不喜欢。你觉得呢？",
+        ),
+    ),
     # Said to what the person tells next, after a loss, missing someone or a low mood.
     "told_more": (
         (

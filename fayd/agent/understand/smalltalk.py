@@ -77,6 +77,16 @@ TOPICS: dict[str, list[str]] = {
         r"a wife))\b",
         r"你(吃|吃了|睡|睡了|饿|累|困)(饭)?(吗|了吗|没有|没)|你吃(早饭|午饭|晚饭|饭)了(吗|没)",
     ],
+    # Asked for a taste or an opinion: a 135M model answers "what do you think about roses?"
+    # with a name from its memory context. Not "what do you think I should do?" (advice).
+    "opinion": [
+        r"\bwhat do you (think|reckon) (about|of) (?!(me|us)\b)|\bhow do you feel about\b",
+        r"^(do|don't) you (like|love|enjoy) (?!(me|us|talking|chatting|it here)\b)",
+        r"\bwhat('s| is) your favou?rite\b|\bwhat (kind|sort) of \w+ do you like\b"
+        r"|\bdo you have a favou?rite\b|\bare you (a fan of|into)\b",
+        r"你(觉得|认为)(?!我).{1,12}(怎么样|好不好|如何|好看吗|好吃吗)|你喜欢(?!我|跟|和).{1,10}(吗|不)$"
+        r"|你最喜欢(什么|哪)",
+    ],
     "grief": [
         r"\b(ashes|since (i lost|he passed|she passed)|(his|her) (death|passing)|"
         r"expired|lost (him|her) (last|this|in|a|two|three|\w+ (years|months|weeks) ago))\b",
@@ -330,7 +340,7 @@ def small_talk(text: str) -> dict[str, str] | None:
         found = next(filter(None, (_said(p, text, topic) for p in _COMPILED[topic])), None)
         if found is None:
             continue
-        if topic != "joke" and _REQUEST.search(text):
+        if topic not in ("joke", "opinion") and _REQUEST.search(text):
             return None  # "I'm bored, can you put the radio on": the request matters more
         out = {"topic": topic}
         # Who, from the words that said it: "my son told me Jim died" is not about the son.
