@@ -296,3 +296,6 @@ def test_an_apology_for_nothing_is_not_said() -> None:
     assert ReplyGuard("I lost my keys again.").judge("Oh dear, I'm sorry.")
     judge = ReplyGuard("My grandson is starting university next week")
     assert judge.judge("Oh no, my dear. A university!") is None and judge.problem == "filler"
+    judge = ReplyGuard("I watched a film about the war yesterday")
+    assert judge.judge("The war, oh the war!") and judge.judge("I'm sorry you've gone.") is None
+    assert judge.cut == "filler"  # what was said stands; the reply ends there

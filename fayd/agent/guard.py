@@ -112,6 +112,8 @@ _FILLER = re.compile(
 _APOLOGY = re.compile(
     r"^(oh( dear)?,? )?(i'm (so |very )?sorry|sorry|i apologi[sz]e|oh dear|oh no)\b", re.I
 )
+#: ... or anywhere in it ("The war, oh the war! I'm sorry you've gone.").
+_SORRY = re.compile(r"\b(i'm (so |very |really )?sorry|i apologi[sz]e|so sorry)\b", re.I)
 _TROUBLE = re.compile(
     r"\b(sad|sorry|hurt|hurts|lost|died|dead|bad|ill|poorly|pain|ache|aches|aching|sore|worried|"
     r"lonely|tired|problem|wrong|broke|broken|fell|fall|miss|missed|can't|cannot|couldn't|"
@@ -303,9 +305,8 @@ class ReplyGuard:
             return self._stop("fact", text[:80])
         if _UNKIND.search(text):
             return self._stop("unkind", text[:80])
-        if _FILLER.search(text) or (
-            not self.said and _APOLOGY.search(text) and not _TROUBLE.search(self.question)
-        ):
+        apology = (not self.said and _APOLOGY.search(text)) or _SORRY.search(text)
+        if _FILLER.search(text) or (apology and not _TROUBLE.search(self.question)):
             return self._stop("filler", text[:80])
         if self._echoes(text, cosine):
             return self._stop("echo", text[:80])
