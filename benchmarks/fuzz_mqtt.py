@@ -5,7 +5,9 @@ events interleaved, sent to the real daemon through its embedded mosquitto.
 
 Four fuzzing devices publish ``--frames`` frames in total at QoS 0, ``--rate`` a second:
 random bytes, bit flips / truncations / splices of valid frames, JSON with fields of the
-wrong type, deep nesting, huge numbers, NaN, oversized frames, unknown kinds. Meanwhile a
+wrong type, deep nesting, huge numbers, NaN, oversized frames, unknown kinds, and valid JSON
+that is hostile (lone surrogates, another device's id, ids with spaces, "/" or 300
+characters). Meanwhile a
 valid sensor publishes numbered events at QoS 1; events fayd never acked (its inbox was full)
 are sent again, as a device does, until each is acked. Prints one JSON object: what was sent,
 what came back, fayd's own counters, and whether it stayed up with no traceback in its log.
@@ -59,7 +61,23 @@ def seeds(device: str) -> dict[str, list[Any]]:
     }
 
 
+#: Valid JSON that is hostile: lone surrogates (JSON escapes no UTF-8 encoder can write),
+#: an integer too large for a float, another device's id, ids that are no ids.
+HOSTILE = [
+    "\udfff",
+    "a\ud800b",
+    {"\udc00": 1},
+    ["ok", "\udfff"],
+    10**400,
+    VALID_DEVICE,
+    "fuzz-0",
+    "a b",
+    "a/b",
+    "x" * 300,
+    "ann\n",
+]
 WEIRD = [
+    *HOSTILE,
     None,
     True,
     -1,
@@ -105,6 +123,9 @@ class Fuzzer:
             return kind, b"[" * depth + b"]" * depth
         if roll < 0.92:
             return kind, b'{"text": "' + b"a" * rng.randrange(60000, 70000) + b'"}'
+        if roll < 0.93:  # an integer of over 4,300 digits: json.dumps cannot even write one
+            key = rng.choice(("seq", "ts", "uptime_s", "rssi", "v"))
+            return kind, b'{"%s": 1%s}' % (key.encode(), b"0" * rng.randrange(300, 5000))
         return kind, json.dumps(base).encode()  # valid (or wrong kind for the seed)
 
     def audio(self) -> bytes:

@@ -11,6 +11,7 @@ default models from ``models/manifest.toml``, state under ``$STATE_DIRECTORY`` (
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 import typing
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fayd.config_check import validate
 from fayd.errors import ConfigError
 
 
@@ -63,9 +65,11 @@ class SerialConfig:
     """Devices on USB/UART serial ports (the same frames as MQTT; docs/protocol.md)."""
 
     enabled: bool = True
-    #: Ports to watch. The udev rules name fayd's boards /dev/fayd/…; add /dev/ttyUSB* or
-    #: /dev/ttyACM* for boards without them (fayd would then also open other serial gadgets).
-    patterns: tuple[str, ...] = ("/dev/fayd/*",)
+    #: Ports to watch: the udev rules' /dev/fayd/… names, and the kernel's USB serial nodes
+    #: so a board works before the rules are installed. fayd opens every matching port (and
+    #: answers what is not a board's hello with an error frame): set ("/dev/fayd/*",) when
+    #: other serial gadgets (a Zigbee stick, a GPS) are plugged in.
+    patterns: tuple[str, ...] = ("/dev/fayd/*", "/dev/ttyUSB*", "/dev/ttyACM*")
     baudrate: int = 921600
     #: How often the ports are looked for (hot-plug), seconds. 2 s: the other pollers' period,
     #: so an idle daemon wakes once every 2 s (a board is found within 2 s of plugging in).
@@ -185,6 +189,17 @@ class AgentConfig:
 
 
 @dataclass(frozen=True)
+class BackupConfig:
+    """The nightly backup of the database into <state>/backups (README, "Backups")."""
+
+    #: When, as HH:MM local time (agent.timezone, else the system's).
+    time: str = "03:30"
+    #: How many daily backups are kept (1-365); the oldest beyond that are removed once a
+    #: new one has passed its check.
+    keep_days: int = 7
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
 
@@ -200,9 +215,29 @@ class Config:
     llm: LlmConfig = field(default_factory=LlmConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    backup: BackupConfig = field(default_factory=BackupConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""
+    #: Where each setting that is not a default came from: "section.key" → the file's path
+    #: or the environment variable (FAYD_…). Not part of equality: same values, same config.
+    origins: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def given(self, key: str) -> bool:
+        """The user set ``key`` ("section.key"), in the file or the environment."""
+        return key in self.origins
+
+    def setting(self, key: str) -> str:
+        """A setting as an error message names it: where it came from, key and value,
+        e.g. ``/etc/fayd/fayd.toml: mqtt.url = "mqtt:/x"``."""
+        section, name = key.split(".", 1)
+        value = json.dumps(getattr(getattr(self, section), name), ensure_ascii=False)
+        origin = self.origins.get(key)
+        if origin is None:
+            return f"{key} = {value} (the default)"
+        if origin.startswith("FAYD_"):
+            return f"environment: {origin}={value}"
+        return f"{origin}: {key} = {value}"
 
     @property
     def state_dir(self) -> Path:
@@ -226,7 +261,8 @@ class Config:
 
 def _sections() -> dict[str, type]:
     hints = typing.get_type_hints(Config)
-    return {f.name: hints[f.name] for f in dataclasses.fields(Config) if f.name != "source"}
+    fields = dataclasses.fields(Config)
+    return {f.name: hints[f.name] for f in fields if dataclasses.is_dataclass(hints[f.name])}
 
 
 def _resolved_types(cls: type) -> dict[str, Any]:
@@ -307,6 +343,7 @@ def load_config(path: str | Path | None = None, environ: dict[str, str] | None =
     origin = str(path) if path else "defaults"
     sections = _sections()
     built: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     for key in data:
         if key not in sections:
             raise ConfigError(f"{origin}: unknown section [{key}] (known: {', '.join(sections)})")
@@ -323,10 +360,14 @@ def load_config(path: str | Path | None = None, environ: dict[str, str] | None =
                     f"{origin}: unknown key {section}.{key} (known: {', '.join(fields)})"
                 )
             values[key] = _coerce(value, fields[key], f"{origin}: {section}.{key}")
+            origins[f"{section}.{key}"] = origin
         for key, value in env.get(section, {}).items():
             env_name = f"FAYD_{section.upper()}_{key.upper()}"
             if key not in fields:
                 raise ConfigError(f"environment: unknown setting {env_name}")
             values[key] = _coerce(value, fields[key], f"environment: {env_name}")
+            origins[f"{section}.{key}"] = env_name
         built[section] = cls(**values)
-    return Config(**built, source=str(path) if path else "")
+    cfg = Config(**built, source=str(path) if path else "", origins=origins)
+    validate(cfg)  # every value makes sense: a wrong one stops here, named
+    return cfg

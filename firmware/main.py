@@ -23,7 +23,10 @@ try:
     from fayd_fw.app import Device, load_config
 
     parts = fayd_fw.__file__.rsplit("/", 2)  # <app folder>/fayd_fw/__init__.py
-    Device(load_config(path), parts[0] if len(parts) == 3 else ".", base).run()
+    # The device's files (ota.json, app_a/, app_b/, events.*) live in its filesystem root:
+    # here on the ESP32; on the host a state folder outside the checkout (hw.state_dir).
+    root = base if sys.platform == "esp32" else None
+    Device(load_config(path), parts[0] if len(parts) == 3 else ".", root).run()
 except Exception as exc:
     sys.print_exception(exc)
     if sys.platform == "esp32" and _trial():

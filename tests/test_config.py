@@ -87,3 +87,49 @@ def test_lists_from_file_and_environment(tmp_path: Path) -> None:
     f.write_text("[serial]\npatterns = [1]\n")
     with pytest.raises(ConfigError, match=r"serial\.patterns: expected a list of strings"):
         load_config(f, environ={})
+
+
+def test_a_setting_is_named_with_where_it_came_from(tmp_path: Path) -> None:
+    f = tmp_path / "fayd.toml"
+    f.write_text("[api]\nport = 9999\n")
+    cfg = load_config(f, environ={"FAYD_LLM_THREADS": "3"})
+    assert cfg.setting("api.port") == f"{f}: api.port = 9999"
+    assert cfg.setting("llm.threads") == "environment: FAYD_LLM_THREADS=3"
+    assert cfg.setting("mqtt.url") == 'mqtt.url = "embedded" (the default)'
+    assert cfg.given("api.port") and cfg.given("llm.threads") and not cfg.given("mqtt.url")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[mqtt]\nurl = "mqtt:/x"\n', 'mqtt.url = "mqtt:/x": not a URL like mqtt://host:1883'),
+        ('[mqtt]\nurl = "http://h:1883"\n', "not a URL like mqtt://host:1883"),
+        ('[mqtt]\nurl = "mqtt://h:1883/x"\n', "a broker URL has no path"),
+        ("[mqtt]\nembedded_port = 65536\n", "mqtt.embedded_port = 65536: not a port: 1-65535"),
+        ("[mqtt]\ntls_port = 1884\n", "mqtt.tls_port = 1884: the same port as"),
+        ('[mqtt]\nembedded_host = "my host"\n', "not an address like 127.0.0.1"),
+        ('[serial]\npatterns = ["ttyUSB*"]\n', "'ttyUSB*' is not a device path"),
+        ('[llm]\nurl = "ftp://x"\n', "not a URL like http://192.168.1.20:8080"),
+        ("[llm]\nthreads = 0\n", "llm.threads = 0: must be at least 1"),
+        ("[speech]\nvad_threshold = 1.5\n", "must be between 0 and 1"),
+        ('[speech]\nasr_kind = "moonshine"\n', "must be one of 'whisper', 'paraformer'"),
+        ('[speech]\nasr_engine = "sherpa"\n', "needs speech.asr_model"),
+        ('[speech]\nasr_language = "chinese"\n', "not a language code like en or zh"),
+        ('[agent]\ndefault_user = "ann\\u0007"\n', "not a user name"),
+        ('[agent]\nagent_name = ""\n', "an empty name"),
+    ],
+)
+def test_wrong_values_are_refused_naming_file_and_key(tmp_path: Path, text, message) -> None:
+    f = tmp_path / "fayd.toml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(f, environ={})
+    assert str(info.value).startswith(f"{f}: ")
+    assert message in str(info.value)
+
+
+def test_the_asr_kinds_are_the_sherpa_backends() -> None:
+    from fayd.config_check import ASR_KINDS
+    from fayd.speech.asr_sherpa import KINDS
+
+    assert set(ASR_KINDS) == set(KINDS)

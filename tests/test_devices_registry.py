@@ -142,6 +142,9 @@ def devices_cli(state: Path):
 def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
     fayd = devices_cli(tmp_path)
 
+    typo = fayd("set", "kitchen-1", "volume=70")  # not added yet: no phantom device
+    assert typo.returncode == 1 and "no device 'kitchen-1' (known: none yet)" in typo.stderr
+    assert fayd("add", "kitchen-1").returncode == 0
     done = fayd("set", "kitchen-1", "user=ann", "volume=70", "wake=on", "barge_in=off")
     assert done.returncode == 0, done.stderr
     assert "user=ann wake=on volume=70 barge_in=off" in done.stdout

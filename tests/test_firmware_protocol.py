@@ -111,3 +111,101 @@ print(json.dumps(r.act(("e", "nod", "smile", 1.0, 10))))
     assert [r["tag"] for r in servo if r["tag"] == "safe"] == ["safe", "safe"]
     own = [r for r in servo if r["tag"] == 3]  # the robot's own "nod": +5° in ≥ 100 ms
     assert [(r["ch"], r["angle"]) for r in own] == [("head_tilt", 95)]
+
+
+def test_commands_are_answered_as_the_protocol_says(tmp_path: Path) -> None:
+    """The firmware's answers to commands fayd never sends wrong (so the contract test with
+    the daemon cannot show them): bad arguments, an unknown name, a role it lacks, settings
+    it has nothing for. The link is swapped for one that prints each frame sent."""
+    config = {
+        "device": "cmd-1",
+        "roles": ["speaker"],
+        "transport": "mqtt",
+        "mqtt": {"host": "127.0.0.1", "port": 1},
+        "speaker": {"rate": 16000},
+        "host": {"dir": str(tmp_path)},
+    }
+    commands = [
+        {"name": "brightness", "args": {"level": 50}, "id": "c-1"},  # no screen
+        {"name": "volume", "args": {"volume": 300}, "id": "c-2"},
+        {"name": "dance", "args": {}, "id": "c-3"},
+        {"name": "settings", "args": {"volume": "loud", "wake": True}, "id": "c-4"},
+        {"name": "settings", "args": {"volume": 20, "wake": True, "later": 1}, "id": "c-5"},
+        {"name": "stop", "args": {"reason": "asked"}, "id": "c-6"},
+        {"name": "volume", "args": {"volume": 60}},  # no id: no answer
+    ]
+    script = f"""
+import json
+from fayd_fw.app import Device
+class Printed:
+    name = "test"
+    up = True
+    def send(self, kind, payload, retain=False):
+        print(json.dumps([kind, json.loads(payload)]))
+dev = Device({config!r}, {str(FIRMWARE)!r})
+dev.link = Printed()
+for c in {commands!r}:
+    dev.on_frame("command", json.dumps(c).encode())
+"""
+    sent = run_mp(script, tmp_path)
+    by_ref = {frame["ref"]: (kind, frame) for kind, frame in sent}
+    assert len(sent) == 6  # the id-less command got no answer
+    assert by_ref["c-1"] == ("ack", {"v": 1, "ref": "c-1", "ok": False, "detail": "no screen"})
+    assert by_ref["c-2"][0] == "error" and by_ref["c-2"][1]["code"] == "malformed"
+    assert by_ref["c-3"][0] == "error" and by_ref["c-3"][1]["code"] == "unknown"
+    assert by_ref["c-4"][0] == "error" and by_ref["c-4"][1]["code"] == "malformed"
+    assert by_ref["c-5"] == (
+        "ack",
+        {"v": 1, "ref": "c-5", "ok": True, "applied": ["volume"], "ignored": ["later", "wake"]},
+    )
+    assert by_ref["c-6"] == ("ack", {"v": 1, "ref": "c-6", "ok": True})
+    volumes = [
+        json.loads(line)["volume"]
+        for line in (tmp_path / "hw.jsonl").read_text().splitlines()
+        if '"i2s_out"' in line and '"volume"' in line
+    ]
+    assert volumes == [80, 20, 60]  # the start, c-5, the id-less one; never "loud" or 300
+
+
+def test_the_oled_screen_draws_text_and_a_face(tmp_path: Path) -> None:
+    """fayd_fw.oled (the reference build's SSD1306) on a real MicroPython framebuf of its
+    size: the text on the left, a face on the right whose mouth follows the expression and
+    opens with the Lips track; brightness becomes the panel's contrast."""
+    script = """
+import json, framebuf
+from fayd_fw.oled import Oled
+class Panel(framebuf.FrameBuffer):  # an SSD1306_I2C without its I2C bus
+    def __init__(self):
+        self.buf = bytearray(128 * 64 // 8)
+        super().__init__(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.shown = 0
+        self.level = None
+    def show(self):
+        self.shown += 1
+    def contrast(self, level):
+        self.level = level
+def lit(p, x0, x1, y0=0, y1=64):
+    return sum(p.pixel(x, y) for x in range(x0, x1) for y in range(y0, y1))
+p = Panel()
+o = Oled(p, 128, 64)
+o.fill(0)
+o.text("Lunch at noon", 0, 8, 1)
+o.show()
+print(json.dumps([lit(p, 0, 96), lit(p, 96, 128), p.shown]))
+mouth = []
+for face in ("neutral", "smile", "sad"):
+    o.face(face)
+    mouth.append([[y for y in range(40, 56) if p.pixel(104, y)], lit(p, 96, 128, 38, 56)])
+o.mouth(0.8)
+mouth.append([[], lit(p, 96, 128, 38, 56)])
+o.contrast(128)
+print(json.dumps([mouth, p.level, p.shown]))
+"""
+    (text_px, face_px, shown), (mouths, level, shown_after) = run_mp(script, tmp_path)
+    assert text_px > 40 and face_px > 20 and shown == 1
+    (neutral_y, neutral), (smile_y, _), (sad_y, _), (_, open_px) = mouths
+    # Left of the mouth's middle: lower than the corners-level line when it frowns, higher
+    # when it smiles (y grows downwards), level when neutral.
+    assert smile_y[0] < neutral_y[0] < sad_y[0]
+    assert open_px > 3 * neutral  # speaking: an open mouth
+    assert level == 128 and shown_after == 5

@@ -1,10 +1,15 @@
 """The firmware in serial mode over a socat PTY pair, against the real daemon: hello and a
 text turn over COBS + CRC-32 packets; a pulled cable (socat stopped) makes the robot stop
-safely and the daemon mark the device offline; a replug (socat again) resumes the link."""
+safely and the daemon mark the device offline; a replug (socat again) resumes the link. And
+the link over the firmware's own console (serial.uart "usb"), joined to a PTY by socat."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+
+import pytest
 
 from fayd.testing.harness import DaemonProcess
 
@@ -76,3 +81,56 @@ def test_serial_hello_turn_unplug_and_replug(make_daemon, pty_pair, firmware) ->
     assert any(r["key"] == "text" and r["text"] for r in reply)
     status = device_status(daemon, "uart-1")
     assert status and status["fw"] == "0.1.0"
+
+
+def test_serial_over_the_boards_own_usb_console(make_daemon, tmp_path, firmware) -> None:
+    """serial.uart "usb": the firmware's console (on an ESP32-S3 its own USB port; here the
+    process's stdin/stdout, joined to a PTY by socat) is the link, so no adapter is wired."""
+    from .conftest import FIRMWARE, FIRMWARE_LIB, SOCAT, micropython
+
+    if SOCAT is None:
+        pytest.skip("socat not installed (./install.sh installs it)")
+    port = tmp_path / "ttyACM-fayd"
+    daemon = make_daemon({"FAYD_SERIAL_PATTERNS": str(port), "FAYD_SERIAL_POLL_S": "0.2"})
+    key = daemon.add_device("usb-1")["key"]
+    fw = FirmwareProcess(
+        tmp_path / "usb-1",
+        {
+            "device": "usb-1",
+            "key": key,
+            "roles": ["speaker", "screen"],
+            "transport": "serial",
+            "serial": {"uart": "usb"},
+            "heartbeat_s": 0.5,
+            "speaker": {"rate": 16000},
+            "screen": {"size": [128, 64]},
+        },
+    )
+    exe = f"{micropython()} {FIRMWARE / 'main.py'}"
+    env = {
+        **os.environ,
+        "MICROPYPATH": f"{FIRMWARE}:{FIRMWARE_LIB}",
+        "FAYD_FW_CONFIG": str(fw.config_path),
+    }
+    with fw.log.open("wb") as log:  # socat's notices and the firmware's stderr
+        fw.proc = subprocess.Popen(
+            [SOCAT, f"pty,raw,echo=0,link={port}", f"EXEC:{exe}"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    try:
+
+        def online(_rows: list) -> bool:
+            d = device_status(daemon, "usb-1")
+            return bool(d and d["online"])
+
+        fw.wait_for(online, within_s=30, what="usb-1 online over its console")
+        done = daemon.cli("devices", "set", "usb-1", "volume=35")
+        assert "applied on the device: volume=35" in done.stdout, done.stdout + done.stderr
+        reply = text_turn(fw, "What time is it?")
+        assert any(r["key"] == "text" and r["text"] for r in reply)
+        assert "bad" not in " ".join(r.get("msg", "") for r in fw.records("log"))
+    finally:
+        fw.stop()

@@ -166,6 +166,17 @@ BAD = [
     ("audio", b"FA\x01\x00\x00\x00\x00\x00\x00\x00\x80\x3e\x00", "malformed"),  # odd bytes
     ("audio", b"FA\x01\x00\x00\x00\x00\x00\x00\x00\x80\x3e" + b"\0" * 16386, "too-large"),
     ("audio", b"FA\x01\x00\x00\x00\x00\x00\x00\x00\x10\x00", "malformed"),  # 16 Hz
+    # Valid JSON that is hostile (issue 14): each crashed the device hub.
+    ("hello", b'{"device":"d","roles":[],"user":"\\udfff"}', "malformed"),
+    ("heartbeat", b'{"uptime_s":1' + b"0" * 400 + b"}", "malformed"),  # no float that large
+    ("event", b'{"seq":1' + b"0" * 5000 + b',"sensor":"bp"}', "malformed"),  # > 4,300 digits
+    ("event", b'{"seq":' + str(2**63).encode() + b',"sensor":"bp"}', "malformed"),
+    ("hello", b"[" * 30000 + b"]" * 30000, "malformed"),  # deeper than the decoder recurses
+    ("hello", b'{"device":"d\\n","roles":[]}', "bad-id"),  # "$" alone let this through
+    ("hello", b'{"device":"' + b"x" * 300 + b'","roles":[]}', "bad-id"),
+    ("hello", b'{"device":"d","roles":["mic\\u0000"]}', "malformed"),
+    ("text", b'{"text":"hi","user":"' + b"u" * 65 + b'"}', "malformed"),
+    ("text", b'{"text":"hi","user":" "}', "malformed"),
 ]
 
 
@@ -207,4 +218,38 @@ def test_topics() -> None:
     assert t.parse("fayd/v1/dev/kitchen-1/sideways/audio") is None
     assert t.parse("other/v1/dev/kitchen-1/up/audio") is None
     assert t.parse("fayd/v1/dev/a/b/up/audio") is None
+    # A bad id is the hub's to refuse (an error frame on its down topic, a log line).
+    assert t.parse("fayd/v1/dev/a b/up/hello") == ("a b", "up", "hello")
     assert t.all_up == "fayd/v1/dev/+/up/+"
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload", "field"),
+    [
+        ("hello", b'{"device":"d","roles":["mic"],"caps":{"wake":"\\ud800"}}', "caps.wake"),
+        ("event", b'{"seq":1,"sensor":"door","data":{"a":[1,{"\\udc00":2}]}}', "data.a[1]"),
+        ("ack", b'{"ref":"1","ok":true,"applied":["\\udfff"]}', "applied[0]"),  # unknown field
+        ("text", b'{"text":"hi \\udfff there"}', "text"),
+        ("error", b'{"code":"x","message":"\\udfff"}', "message"),
+        ("hello", b'{"device":"d","roles":["mic","mic\\u0007"]}', "roles[1]"),
+        ("heartbeat", b'{"uptime_s":1' + b"0" * 400 + b"}", "uptime_s"),
+    ],
+)
+def test_a_refused_field_is_named_in_the_error_frame(kind: str, payload: bytes, field: str) -> None:
+    """Every string, keys and unknown fields too, must be UTF-8 encodable; the error frame
+    that answers says which field was not (and can itself be written)."""
+    with pytest.raises(ProtocolError) as info:
+        decode(kind, payload)
+    frame = Error.of(info.value)
+    assert frame.field is not None and frame.field.startswith(field), frame
+    assert field.split("[")[0] in frame.message
+    assert decode("error", encode(frame)) == frame
+
+
+def test_text_limits_are_per_field() -> None:
+    """Free text (a turn, an error's message) up to 4,000 characters; names up to 64."""
+    assert decode("text", json.dumps({"text": "x" * 4000}).encode()).text == "x" * 4000
+    assert decode("ack", json.dumps({"ref": "1", "detail": "d" * 4000}).encode())
+    with pytest.raises(ProtocolError, match="'fw' is 65 characters long"):
+        decode("hello", json.dumps({"device": "d", "roles": [], "fw": "f" * 65}).encode())
+    assert decode("hello", json.dumps({"device": "d", "roles": [], "user": "祖母"}).encode())

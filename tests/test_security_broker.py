@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import os
 import shutil
 import ssl
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,7 +21,8 @@ import pytest
 
 from fayd.auth import mqtt_password, new_device_secret
 from fayd.protocol import Topics
-from fayd.transport.broker import EmbeddedBroker, free_port
+from fayd.transport.broker import EmbeddedBroker, broker_folder, free_port
+from fayd.transport.broker_files import broker_account
 from fayd.transport.broker_tls import ensure_tls
 
 from .conftest import needs_mosquitto
@@ -216,3 +220,39 @@ async def test_tls_listener_is_verified_by_the_household_ca(tmp_path: Path) -> N
     assert again.cert.read_bytes() == cert
     renamed = ensure_tls(tmp_path / "tls", tls_port, ["fayd-box.local"])
     assert renamed.ca.read_bytes() == ca and renamed.cert.read_bytes() != cert
+
+
+ROOT_ONLY = pytest.mark.skipif(
+    os.geteuid() != 0 or broker_account().is_mine,
+    reason="only fayd run as root hands mosquitto to another account (and needs a 'fayd' or"
+    " 'mosquitto' system user)",
+)
+
+
+@ROOT_ONLY
+async def test_fayd_as_root_runs_mosquitto_as_an_unprivileged_account(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    account = broker_account()
+    # pytest's folders are root's alone (0700), like /root/.local/state: mosquitto's files
+    # then go to a folder of its own that it can reach.
+    folder = broker_folder(tmp_path / "state", account)
+    assert folder.parent == Path(tempfile.gettempdir())
+    keys = Keys("dev-a")
+    tls = ensure_tls(tmp_path / "state" / "mosquitto" / "tls", free_port(), ["127.0.0.1"])
+    try:
+        with caplog.at_level(logging.INFO, logger="fayd.transport.broker"):
+            async with embedded(folder, keys, account=account, tls=tls) as broker:
+                assert broker._proc is not None
+                assert os.stat(f"/proc/{broker._proc.pid}").st_uid == account.uid
+                await broker.reload()  # a password file it can still read after a change
+                async with as_device(broker, keys, "dev-a"):
+                    pass
+        assert "should not be run as root" not in caplog.text
+        for name in ("passwd", "acl", "mosquitto.conf", "tls-broker/server.key"):
+            assert (folder / name).stat().st_uid == account.uid, name
+        # The household CA's key stays root's, in the state folder.
+        assert not (folder / "tls-broker" / "ca.key").exists()
+        assert (tmp_path / "state" / "mosquitto" / "tls" / "ca.key").stat().st_uid == 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

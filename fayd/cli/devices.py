@@ -18,6 +18,7 @@ from typing import Any
 
 from fayd.auth import RESERVED_IDS, mqtt_password, new_device_secret, ota_signature
 from fayd.cli.client import NotRunning, call
+from fayd.cli.provision import add_provision_arguments, provision
 from fayd.config import Config
 from fayd.errors import FaydError
 from fayd.protocol import check_device_id
@@ -34,13 +35,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add = sub.add_parser(
         "add",
         help="add a device: make its key (its broker login and update signatures come from "
-        "it) and print what goes into its config.json; again: print it again",
+        "it) and print what goes into its config.json; with --port, also copy the firmware "
+        "and its config onto the board and wait for its hello",
     )
     add.add_argument("device", help="device id: 1-64 of A-Z a-z 0-9 _ . -")
     add.add_argument(
         "--new-key", action="store_true", help="replace its key (the old one stops working)"
     )
     add.add_argument("--json", action="store_true", help="print JSON (with the MQTT password)")
+    add_provision_arguments(add)
     add.set_defaults(func=cmd_add)
 
     rm = sub.add_parser(
@@ -60,8 +63,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="set a device's settings: user=NAME wake=on|off wake_threshold=0-1 "
         "volume=0-100 barge_in=on|off (KEY= unsets)",
     )
-    st.add_argument("device", help="device id (it need not have connected yet)")
+    st.add_argument("device", help="device id (added, or seen; it need not be online)")
     st.add_argument("settings", nargs="+", metavar="KEY=VALUE")
+    st.add_argument(
+        "--wait",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds to wait for an online device to confirm (default 5; 0: do not wait)",
+    )
     st.set_defaults(func=cmd_set)
 
     ota = sub.add_parser(
@@ -195,6 +205,8 @@ def ensure_key(
 def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
     secret, made = ensure_key(cfg, args.device, args.db, args.new_key)
     broker = reload_broker(cfg) if made else ""
+    if args.port or args.copy_to:  # the board too: its config.json is written for it
+        return provision(cfg, args, args.device, secret)
     if args.json:
         print(
             json.dumps(
@@ -219,11 +231,13 @@ def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _known(store: Store, device: str) -> None:
+def _known(store: Store, device: str, hint: str = "") -> None:
     """A typo gets the list of devices, not a confusing error about that name."""
     known = store.call(reg.known_devices)
     if device not in known:
-        raise FaydError(f"no device {device!r} (known: {', '.join(sorted(known)) or 'none yet'})")
+        raise FaydError(
+            f"no device {device!r} (known: {', '.join(sorted(known)) or 'none yet'}){hint}"
+        )
 
 
 def cmd_remove(cfg: Config, args: argparse.Namespace) -> int:
@@ -243,11 +257,54 @@ def cmd_set(cfg: Config, args: argparse.Namespace) -> int:
     changes = dict(reg.parse_setting(pair) for pair in args.settings)  # all checked first
     store = _store(cfg, args)
     try:
+        # A typo must not make a phantom device; a new one is added first (its key).
+        _known(store, device, f"; a new one is added with: fayd devices add {device}")
         store.call(reg.set_settings, device, changes)
         row = next(r for r in store.call(reg.registry) if r["id"] == device)
     finally:
         store.close()
     print(f"{device}: {_settings_text(row['settings'])}")
+    return _confirm_set(cfg, device, {k: v for k, v in changes.items() if v is not None}, args.wait)
+
+
+def _confirm_set(cfg: Config, device: str, changed: dict[str, Any], wait_s: float) -> int:
+    """Says where the settings just set took effect: "applied on the device" only when the
+    device acknowledged them (fayd.devices.settings_acks), else that it gets them later."""
+    later = "it gets them when it next says hello"
+    try:
+        r = call(
+            cfg,
+            "POST",
+            f"/api/devices/{device}/settings",
+            timeout=max(0.0, wait_s) + 10,
+            json={"wait_s": min(max(0.0, wait_s), 60.0)},
+        )
+    except NotRunning:
+        print(f"saved; fayd is not running: {device} gets them when it next says hello to fayd")
+        return 0
+
+    def shown(keys: list[str]) -> str:
+        return _settings_text({k: changed[k] for k in keys})
+
+    state = r["state"]
+    if state == "offline":
+        print(f"saved; {device} is offline: {later}")
+    elif state == "silent" and wait_s <= 0:
+        print(f"saved and sent; not waiting for {device} to confirm")
+    elif state == "silent":
+        print(f"saved; {device} did not confirm within {wait_s:g} s: {later}")
+    elif state == "refused":
+        raise FaydError(f"saved, but {device} refused them ({r['error']}); is its firmware old?")
+    # Keys the device is never told (user), and in an ack those fayd applies to its audio.
+    by_fayd = [k for k in changed if k not in r["device_side"] or k in r.get("by_fayd", ())]
+    on_device = [k for k in r.get("on_device", ()) if k in changed]
+    missing = [k for k in r.get("unsupported", ()) if k in changed]
+    if on_device:
+        print(f"applied on the device: {shown(on_device)}")
+    if missing:
+        print(f"not applied: {device} has nothing for {shown(missing)}")
+    if by_fayd and state in ("applied", "fayd"):
+        print(f"applied by fayd: {shown(by_fayd)}")
     return 0
 
 

@@ -6,10 +6,13 @@ import argparse
 import asyncio
 import json
 import sys
+import time
+import traceback
 from typing import Any
 
 from fayd import __version__
-from fayd.cli.client import NotRunning, call
+from fayd.cli.client import call, is_system, load_cli_config
+from fayd.cli.failures import EXIT_BUG, EXIT_INTERRUPTED, explain
 from fayd.config import Config, load_config
 from fayd.errors import FaydError
 
@@ -57,23 +60,55 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
             f"{','.join(d['roles'] or [])} fw {d['fw']}"
         )
     for c in status["components"]:
-        if c["restarts"]:
+        if c.get("state") == "failing":
+            print(f"component {c['name']} FAILING ({c['failures']} times): {c['last_error']}")
+        elif c["restarts"]:
             print(f"component {c['name']}: {c['restarts']} restarts, last: {c['last_error']}")
+    for notice in status.get("notices", []):
+        print(f"note: {notice}")
+    if backup := status.get("backup"):
+        print(f"backup: {_backup_line(backup)}")
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
 
 
+def _backup_line(backup: dict[str, Any]) -> str:
+    """The nightly backup (fayd.store.nightly): the newest, or why the last one failed."""
+    last = backup.get("last") or {}
+    if last.get("ok") is False:
+        return f"the last one FAILED: {last['error']}"
+    if not backup["newest"]:
+        return f"none yet in {backup['folder']}"
+    made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["newest_at"]))
+    return f"newest {backup['newest']} ({made}), {backup['count']} kept"
+
+
+def _check_device(cfg: Config, device: str | None) -> None:
+    """A typo in ``--device`` gets the list of devices the daemon knows."""
+    if device is None:
+        return
+    known = sorted(d["id"] for d in call(cfg, "GET", "/api/status")["devices"])
+    if device not in known:
+        raise FaydError(
+            f"no device {device!r} has said hello (devices: {', '.join(known) or 'none yet'})"
+        )
+
+
 def cmd_say(cfg: Config, args: argparse.Namespace) -> int:
+    _check_device(cfg, args.device)
     body: dict[str, Any] = {"text": " ".join(args.text), "user": args.user, "device": args.device}
     done = call(cfg, "POST", "/api/say", timeout=300, json=body)
     print(done["reply"])
     if args.explain:
         print(json.dumps(done.get("decision") or {}, ensure_ascii=False))
+    if done.get("failed"):  # what was said is a stand-in: a script must see it failed
+        raise FaydError(f"the reply failed: {done['failed']}")
     return 0
 
 
 def cmd_chat(cfg: Config, args: argparse.Namespace) -> int:
+    _check_device(cfg, args.device)
     if args.reset:
         call(cfg, "POST", "/api/reset", json={"user": args.user, "device": args.device})
         print("A new conversation: what was said before is left behind (memories stay).")
@@ -87,26 +122,16 @@ def cmd_chat(cfg: Config, args: argparse.Namespace) -> int:
         if not line:
             return 0
         body = {"text": line, "user": args.user, "device": args.device}
-        print("fayd>", call(cfg, "POST", "/api/say", timeout=300, json=body)["reply"])
+        done = call(cfg, "POST", "/api/say", timeout=300, json=body)
+        print("fayd>", done["reply"])
+        if done.get("failed"):
+            print(f"(the reply failed: {done['failed']})")
 
 
 def cmd_models(cfg: Config, args: argparse.Namespace) -> int:
-    from fayd import models
+    from fayd.cli import models as models_cli
 
-    if args.action == "install":
-        models.install(args.roles or list(models.ROLES))
-        return 0
-    if args.action == "list":
-        manifest = models.load_manifest()
-        for role, spec in manifest.roles.items():
-            print(f"{role:6} {spec.name}")
-        return 0
-    results = models.check_all(args.verify)
-    for r in results:
-        print(f"{r.role:6} {r.status:9} {r.path}")
-        if not r.ok:
-            print(f"       {r.detail}\n       install: {r.install_hint}")
-    return 0 if all(r.ok for r in results) else 1
+    return models_cli.run(cfg, args)
 
 
 def cmd_sim(cfg: Config, args: argparse.Namespace) -> int:
@@ -118,7 +143,14 @@ def cmd_sim(cfg: Config, args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fayd", description="Offline companion daemon.")
     parser.add_argument("--version", action="version", version=f"fayd {__version__}")
-    parser.add_argument("--config", help="TOML config file (default: $FAYD_CONFIG or none)")
+    parser.add_argument(
+        "--config",
+        help="TOML config file (default: $FAYD_CONFIG, else your own state folder's defaults, "
+        "else a service install's /etc/fayd/fayd.toml)",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback when a command fails"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("run", help="run the daemon")
@@ -147,10 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--device", help="also speak the reply on this device")
         p.set_defaults(func=func)
 
-    p = sub.add_parser("models", help="the model files: list, check, install")
-    p.add_argument("action", choices=("list", "check", "install"))
-    p.add_argument("roles", nargs="*", help="roles to install (default: all)")
-    p.add_argument("--verify", action="store_true", help="check: also verify sha256")
+    p = sub.add_parser(
+        "models", help="the models: list (with alternatives and your own), check, install"
+    )
+    from fayd.cli.models import add_arguments as models_arguments
+
+    models_arguments(p)
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("sim", help="simulated hardware")
@@ -165,29 +199,39 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--timeout", type=float, default=120, help="seconds to wait for the reply")
     d.set_defaults(func=cmd_sim)
 
+    from fayd.cli import backup as backup_cli
     from fayd.cli import devices as devices_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
+    from fayd.cli import today as today_cli
 
     devices_cli.add_parser(sub)
     memory_cli.add_parser(sub)
+    today_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
+    backup_cli.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command. A failure is one line on stderr and an exit code (README, "Talk to
+    it"; fayd.cli.failures); ``--debug`` adds the traceback."""
     args = build_parser().parse_args(argv)
+    cfg: Config | None = None
     try:
-        cfg = load_config(args.config)
+        # The daemon itself reads only what it is given; the other commands find it.
+        cfg = load_config(args.config) if args.command == "run" else load_cli_config(args.config)
         return int(args.func(cfg, args) or 0)
-    except NotRunning as exc:
-        print(exc, file=sys.stderr)
-        return 3
-    except (FaydError, RuntimeError) as exc:
-        print(f"fayd: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        message, code = explain(exc, cfg is not None and is_system(cfg))
+        # The daemon's stderr is its log (the journal): a bug there keeps its traceback.
+        if args.debug or (args.command == "run" and code == EXIT_BUG):
+            traceback.print_exc()
+        # "fayd is not running …" names fayd already: no "fayd: fayd …".
+        print(message if message.startswith("fayd ") else f"fayd: {message}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

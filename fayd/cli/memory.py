@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fayd.cli.failures import UsageError
 from fayd.config import Config
 from fayd.memory import BadInput, Memory, NewNode, documents, normalize_tags, quarantine
 from fayd.memory.fay_io import export_fay, import_fay
@@ -36,8 +37,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     a.add_argument("--no-llm", action="store_true", help="don't score importance with the LLM")
     a.set_defaults(func=cmd_add)
 
-    s = sub.add_parser("search", help="retrieve nodes for a query (or a file of queries)")
-    s.add_argument("query", nargs="?", help="the text to search for")
+    s = sub.add_parser(
+        "search",
+        help="retrieve nodes for a query (or a file of queries); with only tag filters, "
+        "the newest matching nodes",
+    )
+    s.add_argument("query", nargs="?", help="the text to search for (none: newest first)")
     s.add_argument("--queries", help="JSON lines {query, user?, n?, …}: one result line each")
     s.add_argument("--user", help="whose memory (default: agent.default_user)")
     s.add_argument("-n", type=int, default=10, help="how many nodes (default 10)")
@@ -101,7 +106,14 @@ def _progress(message: str) -> None:
 
 def read_jsonl(path: str) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) of every non-blank line; a bad line is an error naming it."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise BadInput(f"no such file: {path}") from exc
+    except IsADirectoryError as exc:
+        raise BadInput(f"{path} is a folder; give a file of JSON lines") from exc
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path} is not UTF-8 text (JSON lines are): {exc.reason}") from exc
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -215,8 +227,12 @@ def _search(memory: Memory, spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
-    if bool(args.query) == bool(args.queries):
-        raise BadInput("give either a query or --queries FILE")
+    if args.query and args.queries:
+        raise UsageError("give either a query or --queries FILE, not both")
+    if not args.query and not args.queries:
+        if not (args.tags_all or args.tags_any):
+            raise UsageError("give a query, --queries FILE, or tag filters (--tags-all/--tags-any)")
+        return _list_tagged(cfg, args)
     specs = (
         [obj for _, obj in read_jsonl(args.queries)]
         if args.queries
@@ -245,14 +261,47 @@ def cmd_search(cfg: Config, args: argparse.Namespace) -> int:
                     raise
                 print(json.dumps({"query": spec.get("query"), "error": str(exc)}))
                 continue
+            if not hits and not args.queries:
+                _no_hits(memory, spec.get("user"))
             if args.json or args.queries:
                 line = {"query": spec["query"], "id": spec.get("id"), "results": hits}
                 print(json.dumps(line if args.queries else hits, ensure_ascii=False))
             else:
-                for h in hits:
-                    print(f"{h['score']:.3f} [{h['datetime']}] #{h['node_id']} {h['content']}")
-                    print(f"      {' '.join(h['tags'])}")
+                _print_nodes(hits)
     return 0
+
+
+def _list_tagged(cfg: Config, args: argparse.Namespace) -> int:
+    """``memory search --tags-all …`` with no query: the newest matching nodes first."""
+    with _opened(cfg, args) as memory:
+        nodes = memory.get_recent(
+            args.user, args.n, args.tags_all, args.node_type, filter_tags_any=args.tags_any
+        )
+        if not nodes:
+            _no_hits(memory, args.user)
+    if args.json:
+        print(json.dumps(nodes, ensure_ascii=False))
+    else:
+        _print_nodes(nodes)
+    return 0
+
+
+def _print_nodes(nodes: list[dict[str, Any]]) -> None:
+    for h in nodes:
+        score = f"{h['score']:.3f} " if "score" in h else ""
+        print(f"{score}[{h['datetime']}] #{h['node_id']} {h['content']}")
+        print(f"      {' '.join(h['tags'])}")
+
+
+def _no_hits(memory: Memory, user: str | None) -> None:
+    """Nothing found: an error when the user has no memories at all (a typo, most likely),
+    else a note on stderr (stdout stays empty, or ``[]`` with ``--json``)."""
+    name = memory.resolve_user(user)
+    users = memory.stats()["users"]
+    if name not in users:
+        known = ", ".join(repr(u) for u in users) or "none yet"
+        raise BadInput(f"no memories for user {name!r} (users: {known})")
+    _progress("no memories match")
 
 
 def cmd_stats(cfg: Config, args: argparse.Namespace) -> int:

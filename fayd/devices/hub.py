@@ -26,16 +26,17 @@ from fayd.protocol import (
     Sender,
     SensorEvent,
     TextIn,
+    check_device_id,
     decode,
+    is_device_id,
 )
+from fayd.protocol.text import shown
 from fayd.store import Store, records
 
 log = logging.getLogger(__name__)
 
 #: The hub counts as busy (voice or text in progress) this long after such a frame.
 BUSY_S = 10.0
-#: Sensor event sequence numbers are SQLite integers (signed 64-bit).
-SEQ_RANGE = range(-(2**63), 2**63)
 #: Frames waiting for the hub before new ones are dropped (with a warning).
 INBOX = 4096
 
@@ -79,7 +80,10 @@ class DeviceHub:
 
     async def handle(self, device: str, kind: str, payload: bytes) -> None:
         try:
+            check_device_id(device, "topic")  # the topic's id: a bad one is answered, not dropped
             frame = decode(kind, payload)
+            if isinstance(frame, Ack | Error) and frame.ref is not None:
+                self.registry.acks.observe(device, frame, payload)  # settings answered?
             await self._dispatch(self.registry.state(device), frame)
         except ProtocolError as exc:
             self._refuse(device, kind, exc)
@@ -113,8 +117,6 @@ class DeviceHub:
         elif isinstance(frame, Heartbeat):
             await self.store.run(records.touch_device, state.id)
         elif isinstance(frame, SensorEvent):
-            if frame.seq not in SEQ_RANGE:
-                raise ProtocolError(f"event seq {frame.seq} is not a signed 64-bit integer")
             await self.events.submit(state.id, frame)  # acked by the writer after its commit
         elif isinstance(frame, Error):
             if state.errors.take(time.monotonic()):  # a flood of them is not logged
@@ -125,10 +127,11 @@ class DeviceHub:
             raise ProtocolError(f"a device may not send {frame.KIND} frames", "unexpected")
 
     def _refuse(self, device: str, kind: str, exc: ProtocolError) -> None:
-        budget = self.registry.budget(device)
+        # Bad topic ids share one budget: a flood of new ones gets no new burst each.
+        budget = self.registry.budget(device if is_device_id(device) else "")
         if kind == Error.KIND:  # never answer an error with an error (only log it)
             if budget.take(time.monotonic()):
-                log.warning("device %s sent a bad error frame: %s", device, exc)
+                log.warning("device %s sent a bad error frame: %s", shown(device[:64]), exc)
             else:
                 self.errors_suppressed += 1
             return
@@ -137,6 +140,6 @@ class DeviceHub:
             return
         more = f" ({budget.suppressed} more bad frames not answered)" if budget.suppressed else ""
         budget.suppressed = 0
-        log.warning("device %s sent a bad %s frame: %s%s", device, kind, exc, more)
+        log.warning("device %s sent a bad %s frame: %s%s", shown(device[:64]), kind, exc, more)
         self.errors_sent += 1
-        self.sender.send(device, Error(exc.code, str(exc)))
+        self.sender.send(device, Error.of(exc))

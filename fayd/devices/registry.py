@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd.beat import until_beat
+from fayd.devices.settings_acks import SettingsAcks, report
 from fayd.errors import ProtocolError
 from fayd.protocol import Command, Hello, Sender
 from fayd.store import Store, prefs_records, records
@@ -102,6 +103,8 @@ class DeviceRegistry:
         self.settings_rev = 0
         #: Told when a device's settings change (the microphones update wake word, barge-in).
         self.on_settings: SettingsChanged | None = None
+        #: The settings commands sent and the devices' answers (``fayd devices set``).
+        self.acks = SettingsAcks()
         self._strangers: dict[str, ErrorBudget] = {}
 
     def state(self, device: str) -> DeviceState:
@@ -223,8 +226,36 @@ class DeviceRegistry:
             if s.online and (role is None or s.has_role(role)) and (user is None or s.user == user)
         )
 
+    def _device_side(self, state: DeviceState) -> dict[str, Any]:
+        return {k: v for k, v in state.settings.to_dict().items() if k in DEVICE_SIDE}
+
     def _tell_settings(self, state: DeviceState) -> None:
-        """The device-side settings (volume, wake word) as a ``settings`` command."""
-        args = {k: v for k, v in state.settings.to_dict().items() if k in DEVICE_SIDE}
+        """The device-side settings (volume, wake word) as a ``settings`` command with an
+        id: the device's ack says which it applied (SettingsAcks)."""
+        args = self._device_side(state)
         if args:
-            self.sender.send(state.id, Command("settings", args))
+            ref = self.acks.sending(state.id, args)
+            if not self.sender.send(state.id, Command("settings", args, ref)):
+                self.acks.not_sent(state.id)
+
+    async def confirm_settings(self, device: str, wait_s: float) -> dict[str, Any]:
+        """``fayd devices set`` wrote settings: apply them now (not at the next poll), and
+        wait up to ``wait_s`` for the device to acknowledge them. ``state`` is "applied"
+        (the device acked), "refused" (it answered with an error), "offline", "silent" (no
+        answer in time) or "fayd" (nothing for the device: fayd alone applies them)."""
+        await self.reload_settings()
+        state = self.states.get(device)
+        args = self._device_side(state) if state else {}
+        if state is None or not state.online or state.hello is None:
+            return {"state": "offline" if args else "fayd", "device_side": args}
+        if not args:
+            return {"state": "fayd", "device_side": args}
+        sent = self.acks.sent.get(device)
+        if sent is None or sent.args != args:  # not told yet (the poller may have been first)
+            self._tell_settings(state)
+        sent, answer = await self.acks.wait(device, wait_s)
+        if sent is None:
+            return {"state": "offline", "device_side": args}
+        if answer is None:
+            return {"state": "silent", "device_side": args, "wait_s": wait_s}
+        return {**report(sent.args, answer), "device_side": sent.args}

@@ -1,5 +1,6 @@
-"""A simulated device on MQTT: says hello, speaks a WAV (or types text) into fayd, and
-collects what comes back. Used by ``fayd sim device``, the tests and the benchmarks."""
+"""A simulated device on MQTT: says hello, speaks a WAV (or types text) into fayd, collects
+what comes back, and says it is offline when it ends. Used by ``fayd sim device``, the tests
+and the benchmarks."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from fayd.transport.mqtt import no_delay, parse_mqtt_url
 
 #: 32 ms of 16 kHz audio per frame, like an ESP32 I2S DMA buffer.
 FRAME_SAMPLES = 512
+#: Its presence when it leaves, retained: also its last will (docs/protocol.md, presence).
+OFFLINE = b'{"v":1,"online":false}'
 
 
 @dataclass
@@ -64,12 +67,12 @@ class SimDevice:
         self.stream = 0
         self.received: asyncio.Queue[tuple[str, Any, float]] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
+        #: Online since its hello; leaving the ``async with`` says it is offline.
+        self.said_hello = False
 
     async def __aenter__(self) -> SimDevice:
         # It logs in as its device id: fayd's broker lets it use only that device's topics.
-        will = aiomqtt.Will(
-            self.topics.up(self.device, "presence"), b'{"v":1,"online":false}', 1, True
-        )
+        will = aiomqtt.Will(self.topics.up(self.device, "presence"), OFFLINE, 1, True)
         self.client = aiomqtt.Client(
             self.host,
             self.port,
@@ -89,7 +92,14 @@ class SimDevice:
         if self._reader:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
-        if self.client:
+        if self.client is None:
+            return
+        try:
+            if self.said_hello:  # a clean disconnect sends no last will: say it ourselves
+                await self.publish("presence", OFFLINE, retain=True)
+        except aiomqtt.MqttError:
+            pass  # the connection is gone: the broker publishes the last will instead
+        finally:
             await self.client.__aexit__(None, None, None)
 
     async def _read(self) -> None:
@@ -110,6 +120,7 @@ class SimDevice:
         frame = Hello(self.device, roles, fw="sim", audio_in=AudioFormat(16000), **kw)
         await self.publish("hello", encode(frame), retain=True)
         await self.publish("presence", b'{"v":1,"online":true}', retain=True)
+        self.said_hello = True
 
     async def say_text(self, text: str, user: str | None = None) -> None:
         await self.publish("text", encode(TextIn(text, user=user)))

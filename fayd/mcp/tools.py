@@ -11,11 +11,13 @@ from typing import Any, Literal
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from fayd.memory import BadInput, Memory
 from fayd.memory.provenance import AGENT
 from fayd.memory.quarantine import guarded_remember
 from fayd.memory.tags import KIND_ENUM
+from fayd.protocol.text import BadText, check_name, check_strings
 
 NodeType = Literal["all", "observation", "conversation", "reflection"]
 TOOL_NAMES = (
@@ -31,6 +33,24 @@ TOOL_NAMES = (
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def _check(**args: Any) -> None:
+    """Every string argument is text, ``username`` (when given) a user name: BadText naming
+    the argument otherwise. The SDK's JSON parser refuses a lone surrogate (``"\\udfff"``)
+    today; checked here too, because nothing behind the tools could write one."""
+    for name, value in args.items():
+        check_strings(name, value)
+    if args.get("username"):
+        check_name("username", args["username"])
+
+
+def _checked(**args: Any) -> None:
+    """:func:`_check` as the tool error a client is shown (``is_error``, the message)."""
+    try:
+        _check(**args)
+    except BadText as exc:
+        raise ToolError(str(exc)) from exc
 
 
 def add_memory_tools(server: MCPServer, memory: Memory) -> None:
@@ -54,6 +74,13 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         username: str = "",
     ) -> str:
         try:
+            _check(
+                content=content,
+                kind=kind,
+                source=source,
+                extra_tags=extra_tags,
+                username=username,
+            )
             # An MCP client is another agent: its writes are agent_derived, and one that
             # reads like an instruction to the model waits in the quarantine for review.
             node = await call(
@@ -67,7 +94,7 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
                 persistent,
                 extra_tags,
             )
-        except BadInput as exc:
+        except (BadInput, BadText) as exc:
             return _json({"ok": False, "error": str(exc)})
         if not node.get("ok", True):
             error = f"quarantined #{node['quarantined']} for review: {node['reason']}"
@@ -93,6 +120,12 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         node_type: NodeType = "all",
         username: str = "",
     ) -> str:
+        _checked(
+            query=query,
+            filter_tags_all=filter_tags_all,
+            filter_tags_any=filter_tags_any,
+            username=username,
+        )
         hits = await call(
             memory.search,
             query,
@@ -114,6 +147,7 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         node_type: NodeType = "all",
         username: str = "",
     ) -> str:
+        _checked(filter_tags_all=filter_tags_all, username=username)
         nodes = await call(memory.get_recent, username or None, n, filter_tags_all, node_type)
         return _json(nodes)
 
@@ -122,6 +156,7 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         description="All kind:rule + persistent:true memories, most important first.",
     )
     async def memory_get_active_rules(n: int = 50, username: str = "") -> str:
+        _checked(username=username)
         return _json(await call(memory.get_active_rules, username or None, n))
 
     @server.tool(
@@ -129,12 +164,14 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         description="Reflections (and kind:insight memories), newest first.",
     )
     async def memory_get_reflections(n: int = 10, username: str = "") -> str:
+        _checked(username=username)
         return _json(await call(memory.get_reflections, username or None, n))
 
     @server.tool(
         structured_output=False, description="The user's portrait (<=1000 chars) and extra info."
     )
     async def memory_get_user_profile(username: str = "") -> str:
+        _checked(username=username)
         return _json(await call(memory.get_user_profile, username or None))
 
     @server.tool(

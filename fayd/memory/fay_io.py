@@ -25,6 +25,7 @@ from fayd.memory import nodes as db_nodes
 from fayd.memory.errors import BadInput
 from fayd.memory.nodes import NewNode
 from fayd.memory.service import Memory
+from fayd.protocol.text import BadText, check_name, check_strings, shown
 
 REQUIRED = ("node_id", "node_type", "content", "importance", "created", "last_retrieved")
 #: A household node's tag in Fay's files (it is not stored: the scope column says it).
@@ -60,6 +61,10 @@ def read_nodes(path: Path, username: str) -> list[NewNode]:
         where = f"{path}: node #{i}"
         if not isinstance(raw, dict):
             raise BadInput(f"{where}: not an object")
+        try:  # "\\udfff" is valid JSON, but no database can store it: found before any write
+            check_strings("", raw)
+        except BadText as exc:
+            raise BadInput(f"{where}: {exc}") from exc
         missing = [k for k in (*REQUIRED, "pointer_id") if k not in raw]
         if missing:
             raise BadInput(f"{where}: missing {', '.join(missing)}")
@@ -113,8 +118,12 @@ def import_fay(
     if not folder.is_dir():
         raise BadInput(f"not a folder: {folder}")
     streams = [(u or memory.cfg.default_user, p) for u, p in _streams(folder, username)]
+    for user, path in streams:
+        _check_user(user, path)
     parsed = [(u, read_nodes(p / "nodes.json", u)) for u, p in streams]  # all, before writing
     profiles = read_profiles(folder)
+    for user in profiles:
+        _check_user(user, folder / "user_profiles.db")
     report: dict[str, Any] = {"users": {}, "dangling_pointers": 0}
     stored = memory.store.call(db_nodes.household_keys)
     merged = 0
@@ -144,6 +153,15 @@ def import_fay(
         memory.set_user_profile(user, portrait[:1000], extra)
     report["profiles"] = len(profiles)
     return report
+
+
+def _check_user(user: str, where: Path) -> None:
+    """A user name from a folder's name (bytes that are not UTF-8 arrive as lone surrogates)
+    or a profile row: BadInput naming the file otherwise."""
+    try:
+        check_name("username", user)
+    except BadText as exc:
+        raise BadInput(f"{shown(str(where))}: {exc}") from exc
 
 
 def _key(node: NewNode) -> tuple[str, str, str]:

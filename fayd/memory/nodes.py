@@ -270,9 +270,10 @@ def select_ids(
     order: str = "n.id DESC",
     where: str = "",
     household: bool = False,
+    tags_any: list[str] | None = None,
 ) -> list[int]:
-    """Ids of a user's nodes matching a type and *all* of ``tags_all``, in ``order``; with
-    ``household``, the household nodes that others wrote too."""
+    """Ids of a user's nodes matching a type, *all* of ``tags_all`` and one of ``tags_any``
+    (if any), in ``order``; with ``household``, the household nodes that others wrote too."""
     if household:  # an OR of two indexed terms: SQLite reads both indexes, scans nothing
         mine_or_shared = f"(n.username = ? OR n.id IN ({OTHERS_HOUSEHOLD}))"
         sql = [f"SELECT n.id FROM memory_nodes n WHERE {mine_or_shared}"]
@@ -286,6 +287,13 @@ def select_ids(
     for tag in tags_all or ():
         sql.append("AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.node_id = n.id AND t.tag = ?)")
         args.append(tag)
+    if tags_any:
+        marks = ",".join("?" * len(tags_any))
+        sql.append(
+            "AND EXISTS (SELECT 1 FROM memory_tags t WHERE t.node_id = n.id"
+            f" AND t.tag IN ({marks}))"
+        )
+        args.extend(tags_any)
     if where:
         sql.append(f"AND ({where})")
     sql.append(f"ORDER BY {order} LIMIT ?")

@@ -267,10 +267,15 @@ class Memory:
         n: int = 20,
         filter_tags_all: list[str] | None = None,
         node_type: str = "all",
+        filter_tags_any: list[str] | None = None,
     ) -> list[dict[str, Any]]:
+        """The user's newest nodes (and the household's), with all of ``filter_tags_all``
+        and one of ``filter_tags_any`` when given."""
         _check_type(node_type)
         tags = [clean_tag(t) for t in filter_tags_all or []]
-        return self._select(username, _check_n(n), node_type, tags, "n.created_at DESC, n.id DESC")
+        any_of = [clean_tag(t) for t in filter_tags_any or []]
+        order = "n.created_at DESC, n.id DESC"
+        return self._select(username, _check_n(n), node_type, tags, order, tags_any=any_of)
 
     def get_active_rules(self, username: str | None = None, n: int = 50) -> list[dict[str, Any]]:
         tags = ["kind:rule", "persistent:true"]
@@ -285,11 +290,20 @@ class Memory:
         return self._select(username, _check_n(n), "all", [], order, where)
 
     def _select(
-        self, username: str | None, n: int, node_type: str, tags: list[str], order: str, where=""
+        self,
+        username: str | None,
+        n: int,
+        node_type: str,
+        tags: list[str],
+        order: str,
+        where: str = "",
+        tags_any: list[str] | None = None,
     ) -> list[dict[str, Any]]:
         def run(db):
             user = self.resolve_user(username)
-            ids = db_nodes.select_ids(db, user, n, node_type, tags, order, where, household=True)
+            ids = db_nodes.select_ids(
+                db, user, n, node_type, tags, order, where, household=True, tags_any=tags_any
+            )
             found = db_nodes.fetch_nodes(db, ids)
             return [fay_node(found[i]) for i in ids]
 

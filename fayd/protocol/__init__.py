@@ -11,6 +11,7 @@ from fayd.protocol.frames import (
     AudioFormat,
     Command,
     Error,
+    FieldError,
     Heartbeat,
     Hello,
     Human,
@@ -18,6 +19,7 @@ from fayd.protocol.frames import (
     SensorEvent,
     TextIn,
     check_device_id,
+    is_device_id,
 )
 from fayd.protocol.ports import Sender
 from fayd.protocol.topics import Topics
@@ -34,6 +36,7 @@ __all__ = [
     "AudioFormat",
     "Command",
     "Error",
+    "FieldError",
     "Heartbeat",
     "Hello",
     "Human",
@@ -46,4 +49,5 @@ __all__ = [
     "chunk_pcm",
     "decode",
     "encode",
+    "is_device_id",
 ]

@@ -7,7 +7,8 @@ from typing import Any
 
 from fayd.errors import ProtocolError
 from fayd.protocol.audio import AudioChunk
-from fayd.protocol.frames import JSON_KINDS, PROTOCOL_VERSION
+from fayd.protocol.frames import JSON_KINDS, PROTOCOL_VERSION, FieldError
+from fayd.protocol.text import BadText, check_strings
 
 #: Largest JSON frame accepted or sent (a reply chunk's Lips track fits easily).
 MAX_JSON = 65536
@@ -39,10 +40,17 @@ def decode(kind: str, payload: bytes) -> Any:
         raise ProtocolError(f"{kind} frame of {len(payload)} bytes over {MAX_JSON}", "too-large")
     try:
         data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError as exc:
+        raise ProtocolError(f"{kind} frame is nested too deeply") from exc
+    except ValueError as exc:  # not UTF-8, not JSON, an integer of over 4,300 digits
         raise ProtocolError(f"{kind} frame is not UTF-8 JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ProtocolError(f"{kind} frame must be a JSON object")
+    try:
+        # Every string, in known fields or not: one that cannot be written stops here.
+        check_strings("", data)
+    except BadText as exc:
+        raise FieldError(f"{kind} frame: field '{exc.field}' {exc.problem}", exc.field) from exc
     version = data.get("v", PROTOCOL_VERSION)
     if version != PROTOCOL_VERSION:
         raise ProtocolError(f"{kind} frame version {version!r} unsupported", "unsupported")

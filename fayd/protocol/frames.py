@@ -14,17 +14,47 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from fayd.errors import ProtocolError
+from fayd.protocol.text import (
+    MAX_NAME,
+    MAX_TEXT,
+    BadText,
+    check_name,
+    check_strings,
+    check_text,
+    shown,
+)
 
 PROTOCOL_VERSION = 1
 DEVICE_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 ROLES = ("mic", "speaker", "robot", "screen", "sensor")
-#: Longest text a device may send in one frame (characters).
-MAX_TEXT = 4000
+#: Sensor event sequence numbers are SQLite integers (signed 64-bit).
+SEQ_RANGE = range(-(2**63), 2**63)
 
 
-def check_device_id(device: str) -> str:
-    if not isinstance(device, str) or not DEVICE_ID_RE.match(device):
-        raise ProtocolError(f"bad device id {device!r}: 1-64 of A-Z a-z 0-9 _ . -", "bad-id")
+class FieldError(ProtocolError):
+    """One field of a frame is wrong; the error frame names it (``field``)."""
+
+    def __init__(self, message: str, field: str, code: str = "malformed") -> None:
+        super().__init__(message, code)
+        self.field = field
+
+
+def _quoted(value: str, limit: int = 40) -> str:
+    """A peer's string in a message: quoted, escaped, cut short."""
+    return f"'{shown(value[:limit])}'" + ("…" if len(value) > limit else "")
+
+
+def is_device_id(device: object) -> bool:
+    # fullmatch: "$" alone would let a trailing newline through.
+    return isinstance(device, str) and DEVICE_ID_RE.fullmatch(device) is not None
+
+
+def check_device_id(device: str, field: str = "device") -> str:
+    if not is_device_id(device):
+        quoted = _quoted(device) if isinstance(device, str) else type(device).__name__
+        size = f" ({len(device)} characters)" if isinstance(device, str) else ""
+        message = f"bad device id {quoted}{size}: 1-64 of A-Z a-z 0-9 _ . -"
+        raise FieldError(message, field, "bad-id")
     return device
 
 
@@ -36,29 +66,57 @@ def _check(value: Any, typ: Any, name: str) -> Any:
         return None if value is None else _check(value, inner[0], name)
     if origin is tuple:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ProtocolError(f"field {name!r} must be a list of strings")
+            raise FieldError(f"field {name!r} must be a list of strings", name)
         return tuple(value)
     if origin is dict or typ is dict:
         if not isinstance(value, dict):
-            raise ProtocolError(f"field {name!r} must be an object")
+            raise FieldError(f"field {name!r} must be an object", name)
         return value
     if dataclasses.is_dataclass(typ):
         if not isinstance(value, dict):
-            raise ProtocolError(f"field {name!r} must be an object")
+            raise FieldError(f"field {name!r} must be an object", name)
         return typ.from_dict(value)
-    if typ is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
     if typ in (int, float) and isinstance(value, bool):
-        raise ProtocolError(f"field {name!r} must be a number")
+        raise FieldError(f"field {name!r} must be a number", name)
+    if typ is float and isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError as exc:  # an integer of hundreds of digits
+            raise FieldError(f"field {name!r} is out of range", name) from exc
     if not isinstance(value, typ):
-        raise ProtocolError(f"field {name!r} must be {typ.__name__}")
+        raise FieldError(f"field {name!r} must be {typ.__name__}", name)
     return value
+
+
+def _check_texts(cls: type[Frame], values: dict[str, Any]) -> None:
+    """Each string field within its limits: a free-text field (``TEXT_FIELDS``) up to
+    MAX_TEXT characters, every other (a name, an id, a code) up to MAX_NAME without control
+    characters; ``user`` is never blank, ``device`` is a device id. Strings inside objects
+    must at least encode."""
+    for name, value in values.items():
+        try:
+            if name == "device" and value is not None:
+                check_device_id(value)
+            elif isinstance(value, dict):
+                check_strings(name, value)
+            elif name in cls.TEXT_FIELDS and isinstance(value, str):
+                check_text(name, value, MAX_TEXT, blank=True)
+            elif isinstance(value, str):
+                check_name(name, value, blank=name != "user")
+            elif isinstance(value, tuple):
+                for i, item in enumerate(value):
+                    check_name(f"{name}[{i}]", item)
+        except BadText as exc:
+            message = f"{cls.KIND} frame: field '{exc.field}' {exc.problem}"
+            raise FieldError(message, exc.field) from exc
 
 
 class Frame:
     """Base of the JSON frames: generic dict conversion driven by the dataclass fields."""
 
     KIND: ClassVar[str] = ""
+    #: Fields of free text (up to MAX_TEXT characters); every other string is a name.
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"v": PROTOCOL_VERSION}
@@ -81,7 +139,8 @@ class Frame:
             if f.name in data:
                 values[f.name] = _check(data[f.name], hints[f.name], f.name)
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ProtocolError(f"{cls.KIND} frame lacks required field {f.name!r}")
+                raise FieldError(f"{cls.KIND} frame lacks required field {f.name!r}", f.name)
+        _check_texts(cls, values)
         try:
             return cls(**values)
         except ValueError as exc:  # __post_init__ checks
@@ -150,15 +209,16 @@ class TextIn(Frame):
     """Typed (or on-device recognised) text for a conversation turn."""
 
     KIND: ClassVar[str] = "text"
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"text"})
     text: str
     user: str | None = None
     id: str | None = None
 
     def __post_init__(self) -> None:
         if not self.text.strip():
-            raise ValueError("text is empty")
-        if len(self.text) > MAX_TEXT:
-            raise ValueError(f"text longer than {MAX_TEXT} characters")
+            raise FieldError("text frame: text is empty", "text")
+        if len(self.text) > MAX_TEXT:  # decode says so first; this for frames made in fayd
+            raise FieldError(f"text frame: text longer than {MAX_TEXT} characters", "text")
 
 
 @dataclass(frozen=True)
@@ -177,8 +237,10 @@ class SensorEvent(Frame):
     epoch: str | None = None
 
     def __post_init__(self) -> None:
+        if self.seq not in SEQ_RANGE:
+            raise FieldError(f"event seq {self.seq} is not a signed 64-bit integer", "seq")
         if self.epoch is not None and not 0 < len(self.epoch) <= 16:
-            raise ValueError("epoch must be 1-16 characters")
+            raise FieldError("event frame: epoch must be 1-16 characters", "epoch")
 
 
 @dataclass(frozen=True)
@@ -196,6 +258,7 @@ class Ack(Frame):
     """Acknowledges a frame by its id or sequence number."""
 
     KIND: ClassVar[str] = "ack"
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"detail"})
     ref: str
     ok: bool = True
     detail: str | None = None
@@ -206,9 +269,18 @@ class Error(Frame):
     """Something the peer sent could not be handled; nothing else is affected."""
 
     KIND: ClassVar[str] = "error"
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"message"})
     code: str
     message: str
     ref: str | None = None
+    #: The field of the refused frame that was wrong, when one was (``user``, ``data.note``).
+    field: str | None = None
+
+    @classmethod
+    def of(cls, exc: ProtocolError, ref: str | None = None) -> Error:
+        """The error frame that answers a refused frame."""
+        field = exc.field[:MAX_NAME] if isinstance(exc, FieldError) else None
+        return cls(exc.code, str(exc)[:MAX_TEXT], ref, field)
 
 
 @dataclass(frozen=True)
@@ -319,6 +391,7 @@ class Alert(Frame):
     wrong — someone asked for help aloud; later, a care rule. Devices show or say it."""
 
     KIND: ClassVar[str] = "alert"
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"text"})
     id: str
     #: "emergency" (a call for help, a fall …); the care rules add theirs.
     kind: str

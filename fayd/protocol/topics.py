@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fayd.protocol.frames import DEVICE_ID_RE
-
 UP = "up"
 DOWN = "down"
 
@@ -45,11 +43,14 @@ class Topics:
         return f"{self.prefix}/alerts/#"
 
     def parse(self, topic: str) -> tuple[str, str, str] | None:
-        """(device, direction, kind) of a device topic, or None if it is not one."""
+        """(device, direction, kind) of a device topic, or None if it is not one. The device
+        id is the topic's, unchecked: the hub checks it (check_device_id), so that a bad one
+        (a space, 300 characters) is logged and answered with an error frame on its own
+        ``down`` topic instead of dropped in silence."""
         head = f"{self.prefix}/dev/"
         if not topic.startswith(head):
             return None
         parts = topic[len(head) :].split("/")
-        if len(parts) != 3 or parts[1] not in (UP, DOWN) or not DEVICE_ID_RE.match(parts[0]):
+        if len(parts) != 3 or parts[1] not in (UP, DOWN):
             return None
         return parts[0], parts[1], parts[2]

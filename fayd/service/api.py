@@ -18,10 +18,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
 from fayd.auth import HttpGuard, allowed_hosts
 from fayd.devices.ota import OtaError, OtaFile
-from fayd.errors import FaydError
-from fayd.protocol.frames import MAX_TEXT
+from fayd.errors import FaydError, ProtocolError
+from fayd.protocol.frames import MAX_TEXT, check_device_id
+from fayd.protocol.text import BadText, check_name, check_strings
 
 
 class QuietServer(uvicorn.Server):
@@ -52,6 +54,10 @@ class QuietServer(uvicorn.Server):
                 await asyncio.wait_for(self._exit.wait(), self.POLL_S)
 
 
+class Backups(Protocol):
+    async def backup_now(self) -> dict[str, Any]: ...
+
+
 class Control(Protocol):
     """What the API asks of the daemon."""
 
@@ -67,17 +73,56 @@ class Control(Protocol):
 
     async def start_over(self, user: str | None, device: str | None) -> dict[str, Any]: ...
 
+    async def release_serial(self, port: str, seconds: float) -> dict[str, Any]: ...
+
+    async def confirm_settings(self, device: str, wait_s: float) -> dict[str, Any]: ...
+
+    @property
+    def backups(self) -> Backups | None:
+        """The backup job (fayd.store.nightly); None until the daemon has started it."""
+
+
+#: The stand-ins said when the model could not answer (fayd.agent.chat): the turn has a
+#: reply, but a script must be able to tell it failed (``fayd say`` then exits 1).
+_MODEL_FAILED = {
+    LLM_FAILED_REPLY: "the language model did not answer (see the log)",
+    NO_MODEL_REPLY: "the language model is not installed (fayd models check)",
+}
+
+
+def _model_failure(done: dict[str, Any]) -> dict[str, str]:
+    """``{"failed": why}`` when the reply is a stand-in for the model's."""
+    why = next((_MODEL_FAILED[s] for s in done.get("sentences") or [] if s in _MODEL_FAILED), None)
+    return {"failed": why} if why else {}
+
 
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
-    """The body as a JSON object, or ValueError."""
-    body = await request.json()
+    """The body as a JSON object whose every string is text, or ValueError saying why (a
+    lone surrogate, ``"\\udfff"``, is valid JSON but nothing can write it: refused here,
+    with the field named)."""
+    try:
+        body = await request.json()
+    except ValueError as exc:
+        raise ValueError("the body must be a JSON object") from exc
     if not isinstance(body, dict):
         raise ValueError("the body must be a JSON object")
-    return body
+    return check_strings("", body)
+
+
+def _who(user: Any, device: Any) -> str | None:
+    """Why a request's ``user`` (a user name) or ``device`` (a device id) cannot be taken."""
+    try:
+        if user is not None:
+            check_name("user", user)
+        if device is not None:
+            check_device_id(device)
+    except (BadText, ProtocolError) as exc:
+        return str(exc)
+    return None
 
 
 def build_app(control: Control) -> Starlette:
@@ -91,20 +136,21 @@ def build_app(control: Control) -> Starlette:
     async def post_say(request: Request) -> JSONResponse:
         try:
             body = await _json_object(request)
-        except ValueError:
-            return _error("the body must be a JSON object", 400)
+        except ValueError as exc:
+            return _error(str(exc), 400)
         text = body.get("text")
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
             return _error(
                 f"'text' must be a non-empty string of at most {MAX_TEXT} characters", 400
             )
         user, device = body.get("user"), body.get("device")
-        if not all(v is None or isinstance(v, str) for v in (user, device)):
-            return _error("'user' and 'device' must be strings", 400)
+        if bad := _who(user, device):
+            return _error(bad, 400)
         try:
-            return JSONResponse(await control.say(text.strip(), user, device))
+            done = await control.say(text.strip(), user, device)
         except LookupError as exc:
             return _error(str(exc), 404)
+        return JSONResponse({**done, **_model_failure(done)})
 
     async def post_ota(request: Request) -> JSONResponse:
         """``fayd devices ota``: {"version": V, "files": [{"path", "data" (base64), "sha256"
@@ -113,8 +159,8 @@ def build_app(control: Control) -> Starlette:
         Answers when the device runs V (or why not); that includes its reboot."""
         try:
             body = await _json_object(request)
-        except ValueError:
-            return _error("the body must be a JSON object", 400)
+        except ValueError as exc:
+            return _error(str(exc), 400)
         version, items, signature = body.get("version"), body.get("files"), body.get("signature")
         if not isinstance(version, str) or not 0 < len(version) <= 32:
             return _error("'version' must be 1-32 characters", 400)
@@ -122,6 +168,8 @@ def build_app(control: Control) -> Starlette:
             return _error("'files' must be a list of objects", 400)
         if not isinstance(signature, str):
             return _error("'signature' is missing: updates are signed by fayd devices ota", 403)
+        if bad := _who(None, request.path_params["device"]):
+            return _error(bad, 400)
         try:
             files = [
                 OtaFile(
@@ -145,11 +193,11 @@ def build_app(control: Control) -> Starlette:
         """``fayd chat --reset``: a new conversation (long-term memory stays)."""
         try:
             body = await _json_object(request)
-        except ValueError:
-            return _error("the body must be a JSON object", 400)
+        except ValueError as exc:
+            return _error(str(exc), 400)
         user, device = body.get("user"), body.get("device")
-        if not all(v is None or isinstance(v, str) for v in (user, device)):
-            return _error("'user' and 'device' must be strings", 400)
+        if bad := _who(user, device):
+            return _error(bad, 400)
         return JSONResponse(await control.start_over(user, device))
 
     async def post_reload_devices(request: Request) -> JSONResponse:
@@ -160,6 +208,44 @@ def build_app(control: Control) -> Starlette:
         except FaydError as exc:  # the broker did not reload: say so, the CLI prints it
             return _error(str(exc), 503)
 
+    async def post_release_serial(request: Request) -> JSONResponse:
+        """``fayd devices add NAME --port P``: {"port": P, "seconds": S} closes P and leaves
+        it alone for S seconds (0: take it back now), so mpremote can open the board."""
+        try:
+            body = await _json_object(request)
+        except ValueError as exc:
+            return _error(str(exc), 400)
+        port, seconds = body.get("port"), body.get("seconds")
+        if not isinstance(port, str) or not port.startswith("/"):
+            return _error("'port' must be a device path such as /dev/ttyUSB0", 400)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+            return _error("'seconds' must be a number of seconds, 0 or more", 400)
+        return JSONResponse(await control.release_serial(port, float(seconds)))
+
+    async def post_settings(request: Request) -> JSONResponse:
+        """After ``fayd devices set``: {"wait_s": S} applies the stored settings now and
+        waits up to S seconds (0-60) for the device's ack (fayd.devices.settings_acks)."""
+        try:
+            body = await _json_object(request)
+        except ValueError as exc:
+            return _error(str(exc), 400)
+        wait_s = body.get("wait_s", 5)
+        if isinstance(wait_s, bool) or not isinstance(wait_s, int | float) or not 0 <= wait_s <= 60:
+            return _error("'wait_s' must be a number of seconds, 0-60", 400)
+        device = request.path_params["device"]
+        if bad := _who(None, device):
+            return _error(bad, 400)
+        return JSONResponse(await control.confirm_settings(device, float(wait_s)))
+
+    async def post_backup(request: Request) -> JSONResponse:
+        """``fayd backup``: a verified backup now; answers with its path (fayd.store.backup)."""
+        if control.backups is None:
+            return _error("fayd is still starting: try again when fayd status says ready", 503)
+        try:
+            return JSONResponse(await control.backups.backup_now())
+        except (FaydError, OSError) as exc:  # no space, a read error: the CLI prints it
+            return _error(f"the backup failed: {exc}", 500)
+
     return Starlette(
         routes=[
             Route("/api/status", get_status, methods=["GET"]),
@@ -167,6 +253,9 @@ def build_app(control: Control) -> Starlette:
             Route("/api/reset", post_reset, methods=["POST"]),
             Route("/api/devices/{device}/ota", post_ota, methods=["POST"]),
             Route("/api/devices/reload", post_reload_devices, methods=["POST"]),
+            Route("/api/devices/{device}/settings", post_settings, methods=["POST"]),
+            Route("/api/serial/release", post_release_serial, methods=["POST"]),
+            Route("/api/backup", post_backup, methods=["POST"]),
         ]
     )
 

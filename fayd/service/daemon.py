@@ -21,18 +21,23 @@ from fayd import __version__
 from fayd.auth import ensure_token, verify_ota_signature
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
-from fayd.errors import FaydError
+from fayd.errors import ConfigError, FaydError
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
+from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor
-from fayd.service.wiring import Parts, build
+from fayd.service.wiring import Parts, build, household_zone
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
-from fayd.transport.broker import EmbeddedBroker
+from fayd.store.backup import folder_of
+from fayd.store.nightly import NightlyBackup
+from fayd.store.recovery import open_checked
+from fayd.transport.broker import EmbeddedBroker, broker_folder
+from fayd.transport.broker_files import broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
@@ -95,7 +100,12 @@ class Daemon:
         self.parts: Parts | None = None
         self.broker: EmbeddedBroker | None = None
         self.store: Store | None = None
+        self.backups: NightlyBackup | None = None
         self.loop_lag = LoopLag()
+        #: The ports to listen on, and the defaults that were taken (preflight).
+        self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
+        #: What a user should know about this start (shown by ``fayd status``).
+        self.notices: list[str] = []
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -114,9 +124,28 @@ class Daemon:
 
     async def _serve(self, stop: asyncio.Event) -> None:
         cfg = self.cfg
-        lock = take_state_lock(cfg.state_dir)  # held (open) until this method returns
-        self.notifier.status("opening the database")
-        self.store = await asyncio.to_thread(Store, cfg.db_path)
+        try:
+            lock = take_state_lock(cfg.state_dir)  # held (open) until this method returns
+        except OSError as exc:
+            raise ConfigError(
+                f"{cfg.setting('paths.state_dir')}: cannot use {cfg.state_dir}: {exc.strerror}"
+            ) from exc
+        try:
+            # Settings that name missing files, or ports that are taken, stop the start now,
+            # before seconds of model loading.
+            self.notifier.status("checking the settings")
+            check_files(cfg)
+            self.ports = check_ports(cfg)
+            # A damaged database is moved aside and fayd starts from the last good backup
+            # (fayd.store.recovery): said in the log and by `fayd status`.
+            self.notifier.status("checking the database")
+            self.store, found = await asyncio.to_thread(
+                open_checked, cfg.db_path, folder_of(cfg.state_dir)
+            )
+            self.notices.extend(found)
+        except BaseException:
+            lock.close()
+            raise
         try:
             self.notifier.status("loading models")
             self.engines = await asyncio.to_thread(load_engines, cfg)
@@ -168,7 +197,7 @@ class Daemon:
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        self.api = ApiServer(build_app(self), cfg.api.host, cfg.api.port, token)
+        self.api = ApiServer(build_app(self), cfg.api.host, self.ports.api, token)
 
         if cfg.mqtt.url == "embedded":
             self.broker = await asyncio.to_thread(self._embedded_broker)
@@ -177,6 +206,9 @@ class Daemon:
             self.link.username, self.link.password = self.broker.credentials
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
+        backups = folder_of(cfg.state_dir)
+        self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))
+        self.supervisor.start("backup", self.backups.run)
         for name, task in parts.tasks(cfg, self.engines).items():
             self.supervisor.start(name, task)
         if self.serial is not None:
@@ -184,14 +216,7 @@ class Daemon:
         self.supervisor.start("api", self.api.run)
         self.supervisor.start("looplag", self.loop_lag.run)
 
-        # Ready = the API answers and, when fayd owns the broker, devices can connect.
-        waits = [self.api.started.wait()]
-        if self.broker:
-            waits.append(self.broker.ready.wait())
-        try:
-            await asyncio.wait_for(asyncio.gather(*waits), 15)
-        except TimeoutError:
-            log.error("not every component started within 15 s; serving what runs")
+        await self._until_listening()
         # Start-up leaves ~70,000 objects that live as long as the daemon (modules, models,
         # config). A full collection walked them all, holding the GIL: 85-160 ms of stalled
         # loop when their memory had gone cold, and the first one fell in the first idle
@@ -206,21 +231,66 @@ class Daemon:
         if interval:  # systemd arms the watchdog at READY=1
             self.supervisor.start("watchdog", lambda: self._watchdog(interval))
 
+    async def _until_listening(self) -> None:
+        """Ready = the API answers and, when fayd owns the broker, devices can connect. If
+        either fails before that, the start fails with its reason: under systemd a daemon
+        that never gets ready is restarted, so say why and stop."""
+        loop = asyncio.get_running_loop()
+        listening = {"api": self.api.started}
+        if self.broker:
+            listening["broker"] = self.broker.ready
+        failed: asyncio.Future[tuple[str, str]] = loop.create_future()
+
+        def first_failure(name: str, error: str) -> None:
+            if name in listening and not failed.done():
+                failed.set_result((name, error))
+
+        async def all_listening() -> None:
+            for event in listening.values():
+                await event.wait()
+
+        self.supervisor.on_failure = first_failure
+        started = asyncio.ensure_future(all_listening())
+        try:
+            await asyncio.wait({started, failed}, timeout=15, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.supervisor.on_failure = None
+        if not started.done():
+            started.cancel()
+            if not failed.done():
+                log.error("not every component started within 15 s; serving what runs")
+        if failed.done():
+            name, error = failed.result()
+            what = {"api": "the control API", "broker": "the embedded broker"}[name]
+            raise FaydError(f"{what} could not start: {error.split(': ', 1)[-1]}")
+        self._say_moved_ports()
+
+    def _say_moved_ports(self) -> None:
+        """A default port that was taken: where fayd listens instead (log and status)."""
+        urls = {"api.port": self.api.url, "mqtt.embedded_port": self.broker and self.broker.url}
+        for key, why in self.ports.moved.items():
+            self.notices.append(f"{key} {why}: fayd listens on {urls[key]} instead")
+            log.warning("%s", self.notices[-1])
+
     def _embedded_broker(self) -> EmbeddedBroker:
         mqtt = self.cfg.mqtt
-        folder = self.cfg.state_dir / "mosquitto"
+        # The household's CA stays in the state folder (devices are given its ca.crt);
+        # mosquitto's own files may live elsewhere when it cannot reach that (root runs).
+        account = broker_account()
+        folder = broker_folder(self.cfg.state_dir, account)
         tls = None
         if mqtt.tls_port:
             names = list(mqtt.tls_names) or default_names(mqtt.embedded_host)
-            tls = ensure_tls(folder / "tls", mqtt.tls_port, names)
+            tls = ensure_tls(self.cfg.state_dir / "mosquitto" / "tls", mqtt.tls_port, names)
         return EmbeddedBroker(
             folder,
             mqtt.embedded_host,
-            mqtt.embedded_port,
+            self.ports.broker,
             self._device_secrets,
             binary=mqtt.mosquitto_bin,
             prefix=mqtt.prefix,
             tls=tls,
+            account=account,
         )
 
     async def _device_secrets(self) -> dict[str, str]:
@@ -233,6 +303,18 @@ class Daemon:
         if self.broker is None:
             return {"broker": "external", "accounts": None}
         return {"broker": "embedded", "accounts": await self.broker.reload()}
+
+    async def confirm_settings(self, device: str, wait_s: float) -> dict[str, Any]:
+        """``fayd devices set``: the stored settings applied now; the device's answer."""
+        assert self.parts is not None
+        return await self.parts.registry.confirm_settings(device, wait_s)
+
+    async def release_serial(self, port: str, seconds: float) -> dict[str, Any]:
+        """``fayd devices add NAME --port P``: the hot-plug watcher lets go of P for a while
+        (fayd.transport.hotplug), so mpremote can copy the firmware through it."""
+        if self.serial is None:  # serial.enabled = false: fayd holds no port
+            return {"port": port, "released": False, "watched": False}
+        return await self.serial.release(port, seconds)
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         assert self.parts is not None
@@ -303,6 +385,8 @@ class Daemon:
             "frames": self.parts.frame_stats(),
             "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
+            "notices": self.notices,
+            "backup": self.backups.status() if self.backups else None,
         }
 
     async def ota_push(

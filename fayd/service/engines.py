@@ -1,7 +1,9 @@
 """Loads the models once, before the daemon says it is ready, and hands each part the ones
 it uses (the agent: ASR, TTS, LLM; the devices: VAD, wake word; memory: the embedder). A
-missing or broken model is reported (file + install command) and the daemon carries on with
-what still works."""
+missing or broken default model is reported (file + install command) and the daemon carries
+on with what still works; a model of the user's own (``llm.model_path``, ``speech.*_model``,
+a wake-word file) that cannot be loaded stops the start with its setting named: the user
+asked for that model, and replies saying it "is not installed" would hide the mistake."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from fayd.embedding import EmbedderLike
 from fayd.errors import ConfigError, FaydError, ModelError
 from fayd.llm import ChatLlm
 from fayd.models import check, resolve
+from fayd.models.user_files import value
 from fayd.speech import Asr, Tts, WakeDetector
 
 log = logging.getLogger(__name__)
@@ -53,7 +56,8 @@ def load_engines(cfg: Config) -> Engines:
     engines = Engines()
     speech, llm = cfg.speech, cfg.llm
 
-    def attempt(role: str, override: str, load: Callable[[dict[str, Path]], T]) -> T | None:
+    def attempt(role: str, key: str, load: Callable[[dict[str, Path]], T]) -> T | None:
+        override = value(cfg, key) if key else ""
         try:
             if not override:  # a default model: its sha256 must match the manifest
                 verified = check(role, verify_sha=True, cache_dir=cfg.state_dir / "cache")
@@ -66,8 +70,14 @@ def load_engines(cfg: Config) -> Engines:
             engines.files[role] = str(next(iter(model.files.values())))
             return load(model.files)
         except FaydError as exc:
+            if override:
+                raise ConfigError(f"{cfg.setting(key)}: {_one_line(exc)}") from exc
             engines.problems[role] = str(exc)
         except Exception as exc:  # a broken file: say which, keep the rest working
+            if override:
+                raise ConfigError(
+                    f"{cfg.setting(key)}: cannot load it: {type(exc).__name__}: {exc}"
+                ) from exc
             engines.problems[role] = f"{role} model failed to load: {type(exc).__name__}: {exc}"
         log.error("%s", engines.problems[role])
         return None
@@ -92,7 +102,8 @@ def load_engines(cfg: Config) -> Engines:
             )
         from fayd.speech.asr import WhisperAsr
 
-        return WhisperAsr(files["model"], speech.asr_language, speech.asr_threads)
+        language = None if speech.asr_language in ("", "auto") else speech.asr_language
+        return WhisperAsr(files["model"], language, speech.asr_threads)
 
     def load_tts(files: dict[str, Path]) -> Tts:
         config = Path(speech.tts_config) if speech.tts_config else files.get("config")
@@ -114,14 +125,13 @@ def load_engines(cfg: Config) -> Engines:
 
         return LocalLlm(files["model"], n_ctx=llm.n_ctx, threads=llm.threads)
 
-    check_choices(cfg)
-    engines.vad_path = attempt("vad", speech.vad_model, load_vad)
-    engines.asr = attempt("asr", speech.asr_model, load_asr)
-    engines.tts = attempt("tts", speech.tts_model, load_tts)
+    engines.vad_path = attempt("vad", "speech.vad_model", load_vad)
+    engines.asr = attempt("asr", "speech.asr_model", load_asr)
+    engines.tts = attempt("tts", "speech.tts_model", load_tts)
     if llm.url:
         engines.llm = remote_llm(cfg, engines)
     else:
-        engines.llm = attempt("llm", llm.model_path, load_llm)
+        engines.llm = attempt("llm", "llm.model_path", load_llm)
     engines.embedder = attempt("embed", "", load_embedder)
     if speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
@@ -129,18 +139,8 @@ def load_engines(cfg: Config) -> Engines:
     return engines
 
 
-def check_choices(cfg: Config) -> None:
-    """Engine names are checked here, where the choices are known."""
-    speech = cfg.speech
-    if speech.asr_engine not in ("whisper", "sherpa"):
-        raise ConfigError(f"speech.asr_engine: 'whisper' or 'sherpa', not {speech.asr_engine!r}")
-    if speech.tts_engine not in ("piper", "sherpa"):
-        raise ConfigError(f"speech.tts_engine: 'piper' or 'sherpa', not {speech.tts_engine!r}")
-    if speech.asr_engine == "sherpa" and not speech.asr_model:
-        raise ConfigError(
-            "speech.asr_engine = 'sherpa' needs speech.asr_model: the folder of your sherpa-onnx"
-            " model (no registry package ships one)"
-        )
+def _one_line(exc: BaseException) -> str:
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
 
 
 def remote_llm(cfg: Config, engines: Engines) -> ChatLlm:
@@ -175,6 +175,8 @@ def wake_factory(cfg: Config, engines: Engines) -> Callable[..., WakeDetector] |
         engines.files["wake"] = speech.wake_word
         return make
     except (FaydError, OSError, ValueError) as exc:
+        if speech.wake_word not in BUILTIN:  # the user's own file
+            raise ConfigError(f"{cfg.setting('speech.wake_word')}: {_one_line(exc)}") from exc
         engines.problems["wake"] = f"wake word {speech.wake_word!r} unavailable: {exc}"
         log.error("%s", engines.problems["wake"])
         return None

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from fayd.errors import StoreError
+from fayd.store.health import advice
 from fayd.store.migrations import MIGRATIONS, apply_migrations
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,10 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             self._db = sqlite_utils.Database(conn)
             apply_migrations(self._db, MIGRATIONS)
-        except (sqlite3.Error, OSError) as exc:
+        except sqlite3.Error as exc:
+            why = f"{exc}; {advice(exc)}"
+            raise StoreError(f"cannot open the database {self.path}: {why}") from exc
+        except OSError as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +15,8 @@ import sqlite_utils
 
 from fayd.errors import FaydError
 from fayd.protocol import SensorEvent
+from fayd.protocol.text import BadText, check_name
 
-USER_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,64}$")
 TRUE = {"on", "true", "yes", "1"}
 FALSE = {"off", "false", "no", "0"}
 
@@ -60,9 +60,10 @@ def parse_setting(pair: str) -> tuple[str, Any]:
     if not text:
         return key, None
     if key == "user":
-        if not USER_RE.match(text):
-            raise BadSetting(f"user must be 1-64 printable characters: {text!r}")
-        return key, text
+        try:
+            return key, check_name("user", text)
+        except BadText as exc:  # a control character, a lone surrogate (a non-UTF-8 argv byte)
+            raise BadSetting(str(exc)) from exc
     if key in ("wake", "barge_in"):
         return key, _bool(key, text)
     try:
@@ -153,27 +154,48 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     return out
 
 
-def record_events(db: sqlite_utils.Database, events: list[tuple[str, SensorEvent]]) -> list[bool]:
-    """Store a batch of sensor events in one transaction; per event, False for a replay
-    (this device, epoch and seq were stored before, or earlier in the same batch). Only the
-    device itself can publish on its topics (its MQTT account; docs/security.md), so nobody
-    else can claim its next numbers first."""
+#: What one bad event can raise while it is bound (before SQLite runs the statement, so the
+#: transaction is untouched) or run (SQLite undoes that statement alone): its data, not the
+#: disk. A disk or lock error (sqlite3.OperationalError) still fails the batch, to be retried.
+EVENT_DATA_ERRORS = (
+    UnicodeEncodeError,
+    OverflowError,
+    TypeError,
+    ValueError,
+    sqlite3.InterfaceError,
+    sqlite3.IntegrityError,
+)
+
+
+def record_events(
+    db: sqlite_utils.Database, events: list[tuple[str, SensorEvent]]
+) -> list[bool | str]:
+    """Store a batch of sensor events in one transaction; per event, True when stored, False
+    for a replay (this device, epoch and seq were stored before, or earlier in the same
+    batch), or why it could not be stored: a bad event fails alone, the rest are written.
+    Only the device itself can publish on its topics (its MQTT account; docs/security.md),
+    so nobody else can claim its next numbers first."""
     now = time.time()
-    stored = []
+    stored: list[bool | str] = []
     for device, event in events:
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO device_events"
-            " (device, epoch, seq, sensor, ts, data, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                device,
-                event.epoch or "",
-                event.seq,
-                event.sensor,
-                event.ts,
-                json.dumps(event.data),
-                now,
-            ],
-        )
+        try:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO device_events"
+                " (device, epoch, seq, sensor, ts, data, received_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    device,
+                    event.epoch or "",
+                    event.seq,
+                    event.sensor,
+                    event.ts,
+                    json.dumps(event.data),
+                    now,
+                ],
+            )
+        except EVENT_DATA_ERRORS as exc:
+            stored.append(f"{type(exc).__name__}: {exc}"[:200])
+            continue
         stored.append(cursor.rowcount == 1)
     return stored
 

@@ -10,12 +10,15 @@ Its accounts and ACL (fayd.transport.broker_files) admit fayd and the devices ad
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 import os
 import secrets
 import shutil
 import signal
 import socket
+import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -23,7 +26,14 @@ import aiomqtt
 
 from fayd.auth import DAEMON_USER, PROBE_USER
 from fayd.errors import LinkError
-from fayd.transport.broker_files import TlsFiles, write_accounts, write_config
+from fayd.transport.broker_files import (
+    Account,
+    TlsFiles,
+    broker_account,
+    reachable,
+    write_accounts,
+    write_config,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,20 +49,16 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-async def wait_listening(host: str, port: int, within_s: float = 10.0) -> None:
-    """Until a TCP connect succeeds, or LinkError."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within_s
-    while True:
-        try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
-            writer.close()
-            await writer.wait_closed()
-            return
-        except (OSError, TimeoutError) as exc:
-            if loop.time() > deadline:
-                raise LinkError(f"broker at {host}:{port} did not start listening") from exc
-            await asyncio.sleep(0.05)
+def broker_folder(state_dir: Path, account: Account) -> Path:
+    """Where mosquitto's files go: ``<state>/mosquitto``; but when fayd runs as root and
+    mosquitto as an unprivileged account that cannot reach the state folder (e.g. under
+    /root), a folder of its own in the system's temporary folder (its retained messages
+    then last until a reboot: fayd publishes its status again at every start)."""
+    folder = state_dir / "mosquitto"
+    if account.is_mine or reachable(folder, account):
+        return folder
+    key = hashlib.sha256(str(state_dir.absolute()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"fayd-broker-{key}"
 
 
 def _child_env() -> dict[str, str]:
@@ -75,8 +81,16 @@ class EmbeddedBroker:
         binary: str = "mosquitto",
         prefix: str = "fayd/v1",
         tls: TlsFiles | None = None,
+        account: Account | None = None,
     ) -> None:
         self.folder = folder
+        #: Who mosquitto runs as: fayd's account, or an unprivileged one when fayd is root
+        #: and that account can reach ``folder`` (see broker_folder).
+        if account is None:
+            account = broker_account()
+            if not (account.is_mine or reachable(folder, account)):
+                account = broker_account(unprivileged=False)
+        self.account = account
         self.host = host
         self.port = port or free_port(host)
         self.device_secrets = device_secrets
@@ -88,6 +102,9 @@ class EmbeddedBroker:
         self.accounts = 0
         self.ready = asyncio.Event()
         self._proc: asyncio.subprocess.Process | None = None
+        #: mosquitto's last error line: why it exited.
+        self.last_error = ""
+        self._errors_seen: set[str] = set()
 
     @property
     def connect_host(self) -> str:
@@ -114,15 +131,20 @@ class EmbeddedBroker:
         proc = self._proc
         if proc is not None and proc.returncode is None:  # else run() writes them at start
             probe = secrets.token_urlsafe(16)
-            write_accounts(self.folder, self.credentials[1], device_secrets, probe)
+            write_accounts(self.folder, self.credentials[1], device_secrets, probe, self.account)
             proc.send_signal(signal.SIGHUP)
-            await self._until_probe_admitted(probe)
+            try:
+                await self._until_admitted(PROBE_USER, probe)
+            except LinkError as exc:
+                raise LinkError(f"the broker did not reload its accounts: {exc}") from exc
         self.accounts = len(device_secrets)
         return self.accounts
 
-    async def _until_probe_admitted(self, password: str, within_s: float = 5.0) -> None:
-        """mosquitto reloads in its own time: the probe's new password working means the
-        new file is in force."""
+    async def _until_admitted(self, user: str, password: str, within_s: float = 5.0) -> None:
+        """Until ``user`` can log in with ``password``, or LinkError. At start this proves
+        that the broker on the port is this mosquitto (only it knows fayd's new password,
+        not whatever else may hold the port); after a reload, that the new password file is
+        in force (mosquitto reloads in its own time)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
         while True:
@@ -130,15 +152,15 @@ class EmbeddedBroker:
                 async with aiomqtt.Client(
                     self.connect_host,
                     self.port,
-                    username=PROBE_USER,
+                    username=user,
                     password=password,
-                    identifier=PROBE_USER,
+                    identifier=user,
                     timeout=2,
                 ):
                     return
             except aiomqtt.MqttError as exc:
                 if loop.time() > deadline:
-                    raise LinkError(f"the broker did not reload its accounts: {exc}") from exc
+                    raise LinkError(f"{user} cannot log in at {self.url}: {exc}") from exc
                 await asyncio.sleep(0.05)
 
     async def run(self) -> None:
@@ -152,7 +174,9 @@ class EmbeddedBroker:
             self.credentials[1],
             device_secrets,
             self.tls,
+            self.account,
         )
+        self.last_error = ""
         proc = self._proc = await asyncio.create_subprocess_exec(
             self._find_binary(),
             "-c",
@@ -165,23 +189,31 @@ class EmbeddedBroker:
         assert proc.stderr is not None
         errors = asyncio.create_task(self._log_stderr(proc.stderr))
         try:
-            waiting = asyncio.create_task(wait_listening(self.connect_host, self.port))
+            # mosquitto exits at once when it cannot listen; a connect alone could reach
+            # another program on the port, so fayd logs in before calling it listening.
+            waiting = asyncio.create_task(self._until_admitted(*self.credentials, within_s=10))
             exited = asyncio.create_task(proc.wait())
             done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
             if exited in done:
                 waiting.cancel()
-                raise LinkError(f"mosquitto exited with {proc.returncode} (port {self.port} busy?)")
+                with contextlib.suppress(TimeoutError):  # its last words, still in the pipe
+                    await asyncio.wait_for(asyncio.shield(errors), 2)
+                reason = self.last_error or "no reason given"
+                raise LinkError(f"mosquitto exited with code {proc.returncode}: {reason}")
             waiting.result()
             log.info(
-                "embedded broker listening on %s:%d%s (%d device accounts)",
+                "embedded broker listening on %s:%d%s (%d device accounts), as user %s",
                 self.host if self.tls is None else self.connect_host,
                 self.port,
                 f", TLS on {self.host}:{self.tls.port}" if self.tls else "",
                 self.accounts,
+                self.account.name,
             )
             self.ready.set()
             code = await exited
-            raise LinkError(f"embedded broker exited with code {code}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(errors), 2)
+            raise LinkError(f"mosquitto exited with code {code}: {self.last_error or 'no reason'}")
         finally:
             self.ready.clear()
             self._proc = None
@@ -194,11 +226,17 @@ class EmbeddedBroker:
                     await proc.wait()
             errors.cancel()
 
-    @staticmethod
-    async def _log_stderr(stream: asyncio.StreamReader) -> None:
+    async def _log_stderr(self, stream: asyncio.StreamReader) -> None:
         async for line in stream:
             text = line.decode(errors="replace").rstrip()
             if "does not contain '%c' or '%u'" in text:
                 continue  # fayd's status topic is for every device, on purpose (acl_text)
-            # mosquitto's warnings include the harmless "should not be run as root" in dev.
-            log.log(logging.ERROR if "Error" in text else logging.INFO, "mosquitto: %s", text)
+            level = logging.INFO
+            if "Error" in text:
+                # "1700000000: Error: Address already in use" → the words after the time.
+                self.last_error = text.split(": ", 1)[-1]
+                # An error again at each restart is reported once (the supervisor counts).
+                if self.last_error not in self._errors_seen:
+                    self._errors_seen.add(self.last_error)
+                    level = logging.ERROR
+            log.log(level, "mosquitto: %s", text)

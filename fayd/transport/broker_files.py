@@ -15,14 +15,17 @@ decided here (docs/security.md):
 from __future__ import annotations
 
 import base64
-import getpass
+import contextlib
 import hashlib
 import os
+import pwd
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from fayd.auth import DAEMON_USER, PROBE_USER, mqtt_password
+from fayd.errors import LinkError
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,72 @@ class TlsFiles:
     ca: Path
     cert: Path
     key: Path
+
+
+@dataclass(frozen=True)
+class Account:
+    """The system account mosquitto runs as."""
+
+    name: str
+    uid: int
+    gid: int
+
+    @property
+    def is_mine(self) -> bool:
+        """fayd's own account: its files need no handing over."""
+        return self.uid == os.geteuid()
+
+
+#: When fayd itself runs as root, mosquitto drops to the first of these that exists: the
+#: service's user, else the one Debian's mosquitto package makes. (It would otherwise stay
+#: root, and warn that it "should not be run as root".)
+UNPRIVILEGED = ("fayd", "mosquitto")
+
+
+def broker_account(unprivileged: bool = True) -> Account:
+    """The account fayd runs as or, for root, an unprivileged one (UNPRIVILEGED)."""
+    me = os.geteuid()
+    names = UNPRIVILEGED if me == 0 and unprivileged else ()
+    for name in names:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return Account(name, entry.pw_uid, entry.pw_gid)
+    try:
+        name = pwd.getpwuid(me).pw_name
+    except KeyError:  # a uid without a name (containers): mosquitto ignores `user` unless root
+        name = str(me)
+    return Account(name, me, os.getegid())
+
+
+def reachable(folder: Path, account: Account) -> bool:
+    """``account`` can pass through every folder above ``folder`` (the x bit that applies
+    to it: owner's, group's or others')."""
+    try:
+        groups = set(os.getgrouplist(account.name, account.gid))
+    except OSError:
+        groups = {account.gid}
+    for parent in folder.absolute().parents:
+        try:
+            info = parent.stat()
+        except OSError:  # not there yet: fayd will make it private (0700), so no
+            return False
+        if info.st_uid == account.uid:
+            bit = stat.S_IXUSR
+        elif info.st_gid in groups:
+            bit = stat.S_IXGRP
+        else:
+            bit = stat.S_IXOTH
+        if not info.st_mode & bit:
+            return False
+    return True
+
+
+def hand_over(path: Path, account: Account) -> None:
+    """Make ``path`` mosquitto's when it runs as another account (fayd is root then)."""
+    if not account.is_mine:
+        os.chown(path, account.uid, account.gid, follow_symlinks=False)
 
 
 def acl_text(prefix: str) -> str:
@@ -68,20 +137,30 @@ def passwd_text(
     return "".join(lines)
 
 
-def write_private(path: Path, text: str) -> None:
-    """Readable by fayd's user only, replaced in one rename (the broker may read it now)."""
+def write_private(path: Path, text: str, account: Account | None = None) -> None:
+    """Readable by the broker's account only, replaced in one rename (the broker may read it
+    now)."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()  # never written through: O_EXCL below refuses a planted link
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     os.chmod(tmp, 0o600)
+    if account is not None:
+        hand_over(tmp, account)
     tmp.replace(path)
 
 
 def write_accounts(
-    folder: Path, daemon_password: str, device_secrets: dict[str, str], probe_password: str = ""
+    folder: Path,
+    daemon_password: str,
+    device_secrets: dict[str, str],
+    probe_password: str = "",
+    account: Account | None = None,
 ) -> None:
-    write_private(folder / "passwd", passwd_text(daemon_password, device_secrets, probe_password))
+    text = passwd_text(daemon_password, device_secrets, probe_password)
+    write_private(folder / "passwd", text, account)
 
 
 #: After each ``listener`` line: a listener option given before the first listener would
@@ -102,6 +181,38 @@ def _listeners(host: str, port: int, tls: TlsFiles | None) -> str:
     )
 
 
+def _readable_tls(folder: Path, tls: TlsFiles, account: Account) -> TlsFiles:
+    """mosquitto reads its certificate after dropping to its account: copies of the files
+    it needs (not the CA's key) that the account may read."""
+    if account.is_mine:
+        return tls
+    run = folder / "tls-broker"  # not "tls": that folder holds the CA key
+    run.mkdir(mode=0o700, exist_ok=True)
+    hand_over(run, account)
+    copies = []
+    for source in (tls.ca, tls.cert, tls.key):
+        target = run / source.name
+        write_private(target, source.read_text(encoding="ascii"), account)
+        copies.append(target)
+    return TlsFiles(tls.port, *copies)
+
+
+def prepare_folder(folder: Path, account: Account) -> None:
+    """The broker's folder, private to its account; files left by an earlier run as
+    another account (the persistence file) are handed over too."""
+    folder.mkdir(parents=True, exist_ok=True)
+    owner = folder.lstat()
+    if stat.S_ISLNK(owner.st_mode) or owner.st_uid not in (os.geteuid(), account.uid):
+        # Someone else's (it may be in /tmp: broker_folder): its files are not to be trusted.
+        raise LinkError(f"{folder} is not fayd's (owner uid {owner.st_uid}): remove it")
+    os.chmod(folder, 0o700)
+    hand_over(folder, account)
+    if not account.is_mine:
+        for path in folder.iterdir():
+            if path.is_file() and not path.is_symlink():
+                hand_over(path, account)
+
+
 def write_config(
     folder: Path,
     host: str,
@@ -110,14 +221,18 @@ def write_config(
     daemon_password: str,
     device_secrets: dict[str, str],
     tls: TlsFiles | None = None,
+    account: Account | None = None,
 ) -> Path:
     """The config, the ACL and the password file; returns the config's path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-    write_private(folder / "acl", acl_text(prefix))
-    write_accounts(folder, daemon_password, device_secrets)
+    account = account or broker_account()
+    prepare_folder(folder, account)
+    write_private(folder / "acl", acl_text(prefix), account)
+    write_accounts(folder, daemon_password, device_secrets, account=account)
+    if tls is not None:
+        tls = _readable_tls(folder, tls, account)
     conf = folder / "mosquitto.conf"
-    conf.write_text(
+    write_private(
+        conf,
         "# Written by fayd at every start; edit fayd's [mqtt] settings instead.\n"
         "per_listener_settings false\n"
         "allow_anonymous false\n"
@@ -126,9 +241,9 @@ def write_config(
         # Retained presence and alerts survive a broker restart.
         "persistence true\n"
         f"persistence_location {folder}/\n"
-        # Stay the user fayd runs as (as root mosquitto would switch to 'mosquitto' and
-        # lose access to fayd's state folder).
-        f"user {getpass.getuser()}\n"
+        # The account to run as: fayd's own (mosquitto ignores it then), or, when fayd is
+        # root, an unprivileged one that owns this folder (broker_account).
+        f"user {account.name}\n"
         "log_dest stderr\n"
         "log_type error\n"
         "log_type warning\n"
@@ -138,6 +253,6 @@ def write_config(
         # Room for bursts of sensor events (QoS 1) while fayd catches up.
         "max_queued_messages 20000\n"
         "max_packet_size 1048576\n" + _listeners(host, port, tls),
-        encoding="utf-8",
+        account,
     )
     return conf

@@ -14,11 +14,13 @@ def load_config(path):
 class Device:
     def __init__(self, cfg, base_dir, root=None):
         """``base_dir``: the running app's folder (fayd_fw/ is in it); ``root``: the device's
-        filesystem root, where ota.json and the OTA app folders live (default: base_dir)."""
+        filesystem root, where ota.json, the OTA app folders and the event ring live (default:
+        hw.state_dir: on the host never the firmware's own folder)."""
         self.cfg = cfg
         self.id = cfg["device"]
         self.roles = cfg.get("roles", [])
         hw.setup(cfg)
+        root = root or hw.state_dir(cfg)
         try:
             from version import FW_VERSION
         except ImportError:
@@ -49,10 +51,13 @@ class Device:
         if "sensor" in self.roles:
             from fayd_fw.sensor import Sensor
 
-            self.sensor = Sensor(cfg, self.send)
+            self.sensor = Sensor(cfg, self.send, root)
         self.inputs = hw.Inputs(cfg)
         if cfg.get("transport", "mqtt") == "serial":
             from fayd_fw.transport_uart import UartLink
+
+            if cfg["serial"].get("uart") == "usb" and hw.console_wanted():
+                raise FwError("BOOT held: the USB console stays the REPL; no link", "hw")
 
             self.link = UartLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
         else:
@@ -78,7 +83,7 @@ class Device:
 
     def hello(self):
         caps = self.ota.caps()
-        for role in (self.robot, self.screen):
+        for role in (self.robot, self.screen, self.mic):
             if role is not None:
                 caps.update(role.caps())
         frame = p.Hello(
@@ -94,6 +99,8 @@ class Device:
 
     def on_up(self):
         self.heard = False
+        if self.mic:
+            self.mic.link_up()
         self.send("hello", self.hello(), True)
         self.send("presence", p.encode("presence", p.Presence(True)), True)
         hw.record("hello", transport=self.link.name)
@@ -166,6 +173,8 @@ class Device:
         if action and self.robot and (key == motion_key or bare):
             self.robot.act(action)
         if self.screen:
+            if key == "log":
+                self.screen.state(d.get("Value") or "")
             if key == "text" and text:
                 self.screen.show_text(text, d.get("IsFirst", 0))
             if action and text:
@@ -174,29 +183,77 @@ class Device:
                 self.screen.lip_track(d["Lips"])
 
     def command(self, c):
+        """Every command fayd sends (docs/protocol.md, "command (down)"). One with an ``id`` is
+        answered: ``ack`` (``ok: false`` and a ``detail`` when this device has nothing to do
+        it with, e.g. ``volume`` without a speaker) or ``error`` (bad arguments, an unknown
+        name)."""
         name = c.get("name")
         args = c.get("args") or {}
-        if name == "stop":
-            if self.speaker:
-                self.speaker.stop()
-            if self.screen:
-                self.screen.idle()
-        elif name == "volume" and self.speaker and isinstance(args.get("volume"), int):
-            self.speaker.set_volume(args["volume"])
-        elif name == "brightness" and self.screen and _level(args.get("level")):
-            self.screen.display.brightness(args["level"])
-        elif isinstance(name, str) and name.startswith("ota_"):
+        if not isinstance(args, dict):
+            raise FwError("command args must be an object")
+        if isinstance(name, str) and name.startswith("ota_"):
             extra = self.ota.handle(name, args)  # FwError: an error frame with the ref
-            if c.get("id"):
-                ack = p.Ack(c["id"])
-                ack.update(extra)  # extra fields: ignored by frame decoders
-                self.send("ack", p.encode("ack", ack))
-            return
+        elif name == "settings":
+            extra = self.settings(args)
+        elif name == "stop":
+            extra = self.stop()
+        elif name == "volume":
+            extra = self.volume(_level(args.get("volume"), "volume"))
+        elif name == "brightness":
+            extra = self.brightness(_level(args.get("level"), "level"))
         else:
             raise FwError("unknown command %r" % name, "unknown")
-        hw.record("command", name=name)
+        if not name.startswith("ota_"):
+            hw.record("command", name=name, **extra)
         if c.get("id"):
-            self.send("ack", p.encode("ack", p.Ack(c["id"])))
+            ack = p.Ack(c["id"])
+            ack.update(extra)  # extra fields: ignored by frame decoders
+            self.send("ack", p.encode("ack", ack))
+
+    def stop(self):
+        """Stop the current reply: its speech, its mouth track, and the robot's motion."""
+        if self.speaker:
+            self.speaker.stop()
+        if self.screen:
+            self.screen.idle()
+        if self.robot and self.robot.current is not None:
+            self.robot.safe_stop()
+        return {}
+
+    def volume(self, level):
+        if not self.speaker:
+            return {"ok": False, "detail": "no speaker"}
+        self.speaker.set_volume(level)
+        return {}
+
+    def brightness(self, level):
+        if not self.screen:
+            return {"ok": False, "detail": "no screen"}
+        self.screen.display.brightness(level)
+        return {}
+
+    def settings(self, args):
+        """The household's settings for this device (``fayd devices set``), sent after
+        every hello and on each change. Checked first, so a bad value changes nothing; the
+        ack lists the keys applied here and those this device has nothing for ("ignored":
+        fayd itself applies wake, wake_threshold and barge_in to the audio it gets; keys of
+        a newer fayd are ignored too)."""
+        if "volume" in args:
+            _level(args["volume"], "volume")
+        for key in ("wake", "barge_in"):
+            if key in args and not isinstance(args[key], bool):
+                raise FwError("settings: %s must be true or false" % key)
+        threshold = args.get("wake_threshold", 0)
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+            raise FwError("settings: wake_threshold must be a number")
+        applied, ignored = [], []
+        for key in sorted(args):
+            if key == "volume" and self.speaker:
+                self.speaker.set_volume(args["volume"])
+                applied.append(key)
+            else:
+                ignored.append(key)
+        return {"applied": applied, "ignored": ignored}
 
     # --- inputs and the loop -----------------------------------------------------------------
     def on_input(self, item):
@@ -208,6 +265,10 @@ class Device:
             )
         elif "sensor" in item and self.sensor:
             self.sensor.event(item["sensor"], item.get("data") or {})
+        elif "send" in item:  # host inbox only: a frame as given (tests of fayd's answers)
+            self.send(item["send"], p.encode(item["send"], dict(item.get("body") or {})))
+        elif "ptt" in item and self.mic:
+            self.mic.ptt(bool(item["ptt"]))
         elif item.get("talk") and self.mic:
             self.mic.talk()
 
@@ -242,5 +303,8 @@ class Device:
             time.sleep_ms(sleep_ms)
 
 
-def _level(value):
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
+def _level(value, name):
+    """A 0-100 integer argument, or FwError (an error frame: malformed)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise FwError("%s must be an integer 0-100, not %r" % (name, value))
+    return value

@@ -10,13 +10,46 @@ from fayd_fw import FwError
 
 ESP32 = sys.platform == "esp32"
 _rec = None  # the host's hw.jsonl file
+_console_is_link = False  # serial.uart "usb": nothing else may be printed on the console
 
 
 def setup(cfg):
     global _rec
     if not ESP32:
-        set_host_dir(cfg["host"]["dir"])
-        _rec = open(cfg["host"]["dir"] + "/hw.jsonl", "a")
+        folder = state_dir(cfg)
+        set_host_dir(folder)
+        _rec = open(folder + "/hw.jsonl", "a")
+
+
+def state_dir(cfg):
+    """Where the device keeps what it writes (ota.json, the OTA app folders, the event ring;
+    on the host also hw.jsonl and inbox.jsonl): the ESP32's flash root. On the host it is
+    never the firmware's own folder (a run from the checkout must not write into it):
+    $FAYD_FW_STATE (tools/host_boot.py --state), else config's host.dir, else
+    $XDG_STATE_HOME/fayd-fw/<device> (~/.local/state/fayd-fw/<device>)."""
+    if ESP32:
+        return "."
+    import os
+
+    folder = os.getenv("FAYD_FW_STATE") or (cfg.get("host") or {}).get("dir")
+    if not folder:
+        base = os.getenv("XDG_STATE_HOME") or (os.getenv("HOME") or "/tmp") + "/.local/state"
+        folder = base + "/fayd-fw/" + cfg["device"]
+    _mkdirs(folder)
+    return folder.rstrip("/") or "/"
+
+
+def _mkdirs(path):
+    import os
+
+    so_far = ""
+    for part in path.split("/"):
+        so_far = so_far + "/" + part if so_far or path.startswith("/") else part
+        if part:
+            try:
+                os.mkdir(so_far)
+            except OSError:
+                pass  # it exists (or cannot be made: opening a file in it will say so)
 
 
 def record(what, **fields):
@@ -27,8 +60,26 @@ def record(what, **fields):
     if _rec is not None:
         _rec.write(line + "\n")
         _rec.flush()
-    elif what in ("log", "link"):
+    elif what in ("log", "link") and not _console_is_link:
         print(line)
+
+
+def console_wanted(ms=2000):
+    """serial.uart "usb" takes the REPL's console for the link, so mpremote cannot reach the
+    REPL any more. Holding the BOOT button (GPIO 0) during the first 2 s after a reset keeps
+    the console for the REPL instead (release RESET first: BOOT held while RESET is released
+    starts the ROM's download mode, for esptool). Never on the host."""
+    if not ESP32:
+        return False
+    from machine import Pin
+
+    boot = Pin(0, Pin.IN, Pin.PULL_UP)
+    t0 = time.ticks_ms()
+    while time.ticks_diff(time.ticks_ms(), t0) < ms:
+        if boot.value() == 0:
+            return True
+        time.sleep_ms(20)
+    return False
 
 
 def log(msg):
@@ -187,7 +238,8 @@ class I2SOut:
 
 class I2SIn:
     """Microphone: ``readinto(mv)`` fills a preallocated buffer with s16le mono samples;
-    returns the number of bytes (0: nothing now). On the host it reads <host.dir>/mic.pcm."""
+    returns the number of bytes (0: nothing now). On the host <host.dir>/mic.pcm is the air
+    around the microphone: bytes appended to it are heard, once, in order."""
 
     def __init__(self, cfg, rate):
         self.i2s = None
@@ -207,19 +259,30 @@ class I2SIn:
                 ibuf=cfg.get("ibuf", 8192),
             )
 
-    def rewind(self):
-        if not ESP32:
-            if self.src:
-                self.src.close()
+    def _open(self):
+        if self.src is None and not ESP32:
             try:
                 self.src = open(_host_dir() + "/mic.pcm", "rb")
             except OSError:
                 self.src = None
+        return self.src
+
+    def rewind(self):
+        """Host: hear mic.pcm from its start (a whole recorded utterance: inbox "talk")."""
+        if self._open():
+            self.src.seek(0)
+
+    def skip(self):
+        """Host: drop what was heard before now (a push-to-talk press starts with fresh
+        sound). The ESP32's I2S keeps only its DMA buffer (ibuf: 256 ms at 16 kHz) while
+        nobody reads it, so a press sends at most that much from before it."""
+        if self.i2s is None and self._open():
+            self.src.seek(0, 2)
 
     def readinto(self, mv):
         if self.i2s is not None:
             return self.i2s.readinto(mv)
-        if self.src is None:
+        if self._open() is None:
             return 0
         return self.src.readinto(mv) or 0
 
@@ -232,9 +295,15 @@ class Display:
         self.w, self.h = cfg.get("size", [240, 240])
         self.dev = None
         if ESP32 and cfg.get("driver"):
-            # A framebuf-based driver module on the device, e.g. ssd1306 or st7789.
-            drv = __import__(cfg["driver"])
-            self.dev = drv.make(cfg)
+            # A module with make(cfg) -> a framebuf-based screen: fayd_fw.oled (SSD1306),
+            # or one of your own on the device.
+            try:
+                drv = __import__(cfg["driver"])
+                for part in cfg["driver"].split(".")[1:]:  # __import__ gives the top package
+                    drv = getattr(drv, part)
+                self.dev = drv.make(cfg)
+            except (ImportError, OSError) as exc:  # no ssd1306 module, nothing on the bus
+                print("screen %s: %r; nothing is drawn" % (cfg["driver"], exc))
 
     def text(self, lines):
         record("screen", lines=lines)
@@ -266,14 +335,22 @@ class Display:
 # --- serial -------------------------------------------------------------------------------
 class Uart:
     """The serial link to fayd. ``read(buf)`` never blocks: returns bytes read (0 if none);
-    FwError("...", "link") when the line is gone (host: the PTY hung up)."""
+    FwError("...", "link") when the line is gone (host: the PTY hung up).
+
+    serial.uart "usb": the REPL's console is the link instead of a UART's pins. On an
+    ESP32-S3 (or -C3) running MicroPython's generic build that is the chip's own USB port
+    (USB-CDC, /dev/ttyACM0 on the fayd box); on the host, the process's stdin and stdout."""
 
     def __init__(self, cfg):
         self.cfg = cfg
+        self.usb = cfg.get("uart") == "usb"
         self.port = None
+        self.out = None
         self.poller = None
 
     def open(self):
+        if self.usb:
+            return self._open_console()
         if ESP32:
             from machine import UART
 
@@ -302,9 +379,41 @@ class Uart:
         self.poller = select.poll()
         self.poller.register(self.port, select.POLLIN)
 
+    def _open_console(self):
+        global _console_is_link
+        import select
+
+        import micropython
+
+        micropython.kbd_intr(-1)  # a 0x03 byte in a packet is data, not Ctrl-C
+        _console_is_link = True
+        self.port = sys.stdin.buffer
+        self.out = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+
+    def _read_console(self, buf):
+        # A console's read blocks until it has all it was asked for, so one byte at a time,
+        # while poll says one is there: bounded by the buffer, never waiting.
+        n = 0
+        while n < len(buf):
+            ready = self.poller.poll(0)
+            if not ready:
+                break
+            if ready[0][1] & 0x18:  # POLLERR | POLLHUP (host: the other end is gone)
+                raise FwError("console hung up", "link")
+            c = self.port.read(1)
+            if not c:
+                raise FwError("console closed", "link")
+            buf[n] = c[0]
+            n += 1
+        return n
+
     def read(self, buf):
         if self.port is None:
             raise FwError("serial port closed", "link")
+        if self.usb:
+            return self._read_console(buf)
         if ESP32:
             return self.port.readinto(buf) or 0
         for _, ev in self.poller.poll(0):
@@ -320,14 +429,14 @@ class Uart:
         if self.port is None:
             raise FwError("serial port closed", "link")
         try:
-            self.port.write(data)  # no flush(): on a tty it fails in the unix port
+            (self.out or self.port).write(data)  # no flush(): on a tty it fails in the unix port
         except OSError as exc:
             raise FwError("serial write: %s" % exc, "link")
 
     def close(self):
         if self.port is not None:
             try:
-                if not ESP32:
+                if not ESP32 and not self.usb:
                     self.port.close()
             except OSError:
                 pass
@@ -335,20 +444,25 @@ class Uart:
 
 
 # --- inputs -------------------------------------------------------------------------------
+DEBOUNCE_MS = 30  # a button's contacts bounce for a few ms: one press, one event
+
+
 class Inputs:
-    """Things the hardware reports: typed text, sensor triggers, push-to-talk. ESP32: digital
-    sensor pins (edge → event); host: new lines of <host.dir>/inbox.jsonl."""
+    """Things the hardware reports: typed text, sensor triggers, the push-to-talk button.
+    ESP32: digital pins (sensors: an edge → an event; mic.ptt_pin: {"ptt": pressed});
+    host: new lines of <host.dir>/inbox.jsonl, e.g. {"ptt": true} … {"ptt": false}."""
 
     def __init__(self, cfg):
         self.pins = []
         self.offset = 0
         self.path = None
         if ESP32:
-            from machine import Pin
-
             for s in cfg.get("sensors", []):
-                pin = Pin(s["pin"], Pin.IN, Pin.PULL_UP if s.get("pull") == "up" else None)
-                self.pins.append((s, pin, pin.value()))
+                self._pin(s, s["pin"], s.get("pull"), s.get("active"))
+            mc = cfg.get("mic") or {}
+            if "mic" in cfg.get("roles", []) and mc.get("ptt_pin") is not None:
+                ptt = {"ptt": True, "both_edges": True}
+                self._pin(ptt, mc["ptt_pin"], mc.get("ptt_pull", "up"), mc.get("ptt_active"))
         else:
             self.path = _host_dir() + "/inbox.jsonl"
             try:  # inputs read before a reboot are not read again
@@ -357,8 +471,19 @@ class Inputs:
             except (OSError, ValueError):
                 self.offset = 0
 
+    def _pin(self, spec, number, pull, active):
+        """A digital input; ``active`` is the level when pressed/triggered (default: 0 with
+        a pull-up, as a button to ground; else 1)."""
+        from machine import Pin
+
+        pulls = {"up": Pin.PULL_UP, "down": Pin.PULL_DOWN}
+        pin = Pin(number, Pin.IN, pulls.get(pull))
+        level = active if active is not None else (0 if pull == "up" else 1)
+        self.pins.append([spec, pin, pin.value(), level, time.ticks_ms()])
+
     def poll(self):
-        """A list of dicts: {"text": …} / {"sensor": …, "data": {…}} / {"talk": true}."""
+        """A list of dicts: {"text": …} / {"sensor": …, "data": {…}} / {"talk": true} /
+        {"ptt": true|false}."""
         out = []
         if self.path:
             try:
@@ -379,14 +504,17 @@ class Inputs:
                         out.append(json.loads(line))
                     except ValueError:
                         log("inbox: bad line")
-        for i in range(len(self.pins)):
-            s, pin, last = self.pins[i]
+        now = time.ticks_ms()
+        for entry in self.pins:
+            spec, pin, last, level, changed = entry
             v = pin.value()
-            if v != last:
-                self.pins[i] = (s, pin, v)
-                active = v == (0 if s.get("pull") == "up" else 1)
-                if active or s.get("both_edges"):
-                    out.append({"sensor": s["sensor"], "data": {"active": active}})
+            if v != last and time.ticks_diff(now, changed) >= DEBOUNCE_MS:
+                entry[2], entry[4] = v, now
+                active = v == level
+                if "ptt" in spec:
+                    out.append({"ptt": active})
+                elif active or spec.get("both_edges"):
+                    out.append({"sensor": spec["sensor"], "data": {"active": active}})
         return out
 
 

