@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fayd.config_check import validate
+from fayd.config_check import surrogate_at, validate
 from fayd.errors import ConfigError
 
 
@@ -231,7 +231,10 @@ class Config:
         """A setting as an error message names it: where it came from, key and value,
         e.g. ``/etc/fayd/fayd.toml: mqtt.url = "mqtt:/x"``."""
         section, name = key.split(".", 1)
-        value = json.dumps(getattr(getattr(self, section), name), ensure_ascii=False)
+        raw = getattr(getattr(self, section), name)
+        value = json.dumps(raw, ensure_ascii=False)
+        if surrogate_at(value) is not None:  # a byte that is not UTF-8: shown as its escape
+            value = json.dumps(raw)
         origin = self.origins.get(key)
         if origin is None:
             return f"{key} = {value} (the default)"

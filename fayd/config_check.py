@@ -10,7 +10,9 @@ free is checked when the daemon starts (fayd.service.preflight).
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
+import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
@@ -36,6 +38,11 @@ _HOSTNAME = re.compile(
     r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9-]{1,63})*$"
 )
 _LANGUAGE = re.compile(r"^[a-z]{2,3}$")
+#: The longest string a setting may hold: paths, URLs and names are far shorter; the persona
+#: is the long one (it is read before every answer, so even this is generous).
+MAX_SETTING = 16_000
+#: More threads than this is a typo, not a machine (llama.cpp and onnxruntime would try).
+MAX_THREADS = 256
 
 
 def _url(schemes: tuple[str, ...], example: str) -> Rule:
@@ -89,6 +96,10 @@ def _at_least(low: float) -> Rule:
 
 def _above(low: float) -> Rule:
     return lambda value: "" if value > low else f"must be more than {low:g}"
+
+
+def _between(low: int, high: int, unit: str) -> Rule:
+    return lambda value: "" if low <= value <= high else f"must be {low}-{high} {unit}"
 
 
 def _fraction(value: float) -> str:
@@ -181,9 +192,9 @@ RULES: dict[str, Rule] = {
     "llm.url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
     "llm.timeout_s": _above(0),
     "llm.n_ctx": _at_least(128),
-    "llm.threads": _at_least(1),
+    "llm.threads": _between(1, MAX_THREADS, "threads"),
     "llm.max_tokens": _at_least(1),
-    "llm.temperature": _at_least(0),
+    "llm.temperature": lambda v: "" if 0 <= v <= 5 else "must be 0-5 (0.6 is usual)",
     "llm.repeat_penalty": _above(0),
     "speech.asr_engine": _one_of(("whisper", "sherpa")),
     "speech.asr_kind": _one_of(ASR_KINDS),
@@ -191,7 +202,7 @@ RULES: dict[str, Rule] = {
     "speech.wake_threshold": _fraction,
     "speech.wake_refractory_s": _at_least(0),
     "speech.asr_language": _language,
-    "speech.asr_threads": _at_least(1),
+    "speech.asr_threads": _between(1, MAX_THREADS, "threads"),
     "speech.vad_min_silence_ms": _at_least(0),
     "speech.vad_threshold": _fraction,
     "speech.barge_in_threshold": _fraction,
@@ -210,8 +221,63 @@ RULES: dict[str, Rule] = {
 }
 
 
+def surrogate_at(value: str) -> int | None:
+    """Where the first character UTF-8 cannot encode is, or None (fayd.protocol.text does the
+    same for devices; settings sit below the protocol layer, so the check is repeated)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def text_problem(value: str) -> str:
+    """What makes a setting's string unusable ("" when nothing): text that cannot be written
+    (a byte of the environment that is not UTF-8 arrives as a lone surrogate, and crashed
+    whoever first wrote it to a socket or a file), a NUL (no path or argument holds one) or
+    a length no setting needs."""
+    at = surrogate_at(value)
+    if at is not None:
+        code = ord(value[at])
+        if 0xDC80 <= code <= 0xDCFF:  # Python's surrogateescape: the byte code - 0xDC00
+            return f"not UTF-8 text (the byte 0x{code - 0xDC00:02x} at character {at})"
+        return f"not UTF-8 text (a lone surrogate at character {at})"
+    if "\x00" in value:
+        return f"has a NUL character at character {value.index(chr(0))}"
+    if len(value) > MAX_SETTING:
+        return f"is {len(value)} characters long, over {MAX_SETTING}"
+    return ""
+
+
+def _value_problem(value: Any) -> str:
+    """The checks every setting of its type gets, whatever its key: text that can be kept,
+    numbers that are finite."""
+    if isinstance(value, str):
+        return text_problem(value)
+    if isinstance(value, tuple):
+        for i, item in enumerate(value):
+            wrong = _value_problem(item)
+            if wrong:
+                return f"item {i + 1}: {wrong}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    return ""
+
+
+def _every_value(cfg: Any) -> None:
+    for section in dataclasses.fields(cfg):
+        group = getattr(cfg, section.name)
+        if not dataclasses.is_dataclass(group):
+            continue
+        for item in dataclasses.fields(group):
+            wrong = _value_problem(getattr(group, item.name))
+            if wrong:
+                raise ConfigError(f"{cfg.setting(f'{section.name}.{item.name}')}: {wrong}")
+
+
 def validate(cfg: Settings) -> None:
     """Raise ConfigError for the first wrong value (in the order of the settings)."""
+    _every_value(cfg)
     for key, rule in RULES.items():
         section, name = key.split(".")
         wrong = rule(getattr(getattr(cfg, section), name))
@@ -222,7 +288,12 @@ def validate(cfg: Settings) -> None:
 
 def _together(cfg: Any) -> None:
     """Settings that only make sense with others."""
-    mqtt, speech = cfg.mqtt, cfg.speech
+    mqtt, speech, llm = cfg.mqtt, cfg.speech, cfg.llm
+    if llm.max_tokens >= llm.n_ctx:
+        raise ConfigError(
+            f"{cfg.setting('llm.max_tokens')}: must be less than llm.n_ctx ({llm.n_ctx}),"
+            " which also holds the prompt"
+        )
     if mqtt.tls_port and mqtt.tls_port == mqtt.embedded_port:
         raise ConfigError(f"{cfg.setting('mqtt.tls_port')}: the same port as mqtt.embedded_port")
     if speech.asr_engine == "sherpa" and not speech.asr_model:

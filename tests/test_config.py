@@ -110,7 +110,7 @@ def test_a_setting_is_named_with_where_it_came_from(tmp_path: Path) -> None:
         ('[mqtt]\nembedded_host = "my host"\n', "not an address like 127.0.0.1"),
         ('[serial]\npatterns = ["ttyUSB*"]\n', "'ttyUSB*' is not a device path"),
         ('[llm]\nurl = "ftp://x"\n', "not a URL like http://192.168.1.20:8080"),
-        ("[llm]\nthreads = 0\n", "llm.threads = 0: must be at least 1"),
+        ("[llm]\nthreads = 0\n", "llm.threads = 0: must be 1-256 threads"),
         ("[speech]\nvad_threshold = 1.5\n", "must be between 0 and 1"),
         ('[speech]\nasr_kind = "moonshine"\n', "must be one of 'whisper', 'paraformer'"),
         ('[speech]\nasr_engine = "sherpa"\n', "needs speech.asr_model"),
@@ -126,6 +126,37 @@ def test_wrong_values_are_refused_naming_file_and_key(tmp_path: Path, text, mess
         load_config(f, environ={})
     assert str(info.value).startswith(f"{f}: ")
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        # A byte that is not UTF-8 reaches Python as a lone surrogate (surrogateescape).
+        (
+            {"FAYD_MQTT_PREFIX": "fayd/\udcff"},
+            'FAYD_MQTT_PREFIX="fayd/\\udcff": not UTF-8 text (the byte 0xff at character 5)',
+        ),
+        ({"FAYD_AGENT_PERSONA": "kind\udcc3"}, "FAYD_AGENT_PERSONA="),
+        ({"FAYD_MQTT_PASSWORD": "pa\udfffss"}, "not UTF-8 text (a lone surrogate at character 2)"),
+        ({"FAYD_SERIAL_PATTERNS": "/dev/a,/dev/\x00b"}, "item 2: has a NUL character"),
+        ({"FAYD_LLM_MODEL_PATH": "/m" * 9000}, "characters long, over 16000"),
+        ({"FAYD_LLM_THREADS": "-3"}, "FAYD_LLM_THREADS=-3: must be 1-256 threads"),
+        ({"FAYD_SPEECH_ASR_THREADS": "4096"}, "must be 1-256 threads"),
+        ({"FAYD_LLM_MAX_TOKENS": "0"}, "FAYD_LLM_MAX_TOKENS=0: must be at least 1"),
+        ({"FAYD_LLM_MAX_TOKENS": "4096"}, "must be less than llm.n_ctx (2048)"),
+        ({"FAYD_MQTT_EMBEDDED_PORT": "70000"}, "=70000: not a port: 1-65535"),
+        ({"FAYD_LLM_TIMEOUT_S": "inf"}, "FAYD_LLM_TIMEOUT_S=Infinity: must be a finite number"),
+        ({"FAYD_SPEECH_VAD_THRESHOLD": "nan"}, "must be a finite number"),
+        ({"FAYD_LLM_TEMPERATURE": "40"}, "must be 0-5"),
+    ],
+)
+def test_every_string_and_number_is_checked_naming_the_variable(env, message) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(environ=env)
+    text = str(info.value)
+    assert text.startswith(f"environment: {next(iter(env))}="), text
+    assert message in text
+    text.encode("utf-8")  # the message itself can be written anywhere
 
 
 def test_the_asr_kinds_are_the_sherpa_backends() -> None:

@@ -78,6 +78,14 @@ def test_a_malformed_mqtt_url_stops_at_start_naming_the_file(tmp_path: Path) -> 
         ({"FAYD_MQTT_PREFIX": "fayd/+/v1"}, "not a topic prefix like fayd/v1"),
         ({"FAYD_AGENT_TIMEZONE": "Mars/Base"}, "not a time zone like Europe/London"),
         ({"FAYD_LOG_LEVEL": "loud"}, "must be one of 'debug', 'info'"),
+        # $'fayd/\xff' in a shell: the byte reaches Python as "\udcff" (surrogateescape).
+        (
+            {"FAYD_MQTT_PREFIX": "fayd/\udcff"},
+            'FAYD_MQTT_PREFIX="fayd/\\udcff": not UTF-8 text (the byte 0xff at character 5)',
+        ),
+        ({"FAYD_LLM_THREADS": "-3"}, "FAYD_LLM_THREADS=-3: must be 1-256 threads"),
+        ({"FAYD_LLM_MAX_TOKENS": "0"}, "FAYD_LLM_MAX_TOKENS=0: must be at least 1"),
+        ({"FAYD_MQTT_EMBEDDED_PORT": "70000"}, "FAYD_MQTT_EMBEDDED_PORT=70000: not a port"),
     ],
 )
 def test_a_wrong_value_stops_at_start_naming_the_setting(
