@@ -88,6 +88,16 @@ def test_content_is_readable() -> None:
     weird = describe("x\ny", {"k": "v" * 1000}, "d", at)
     assert weird.startswith("Sensor x\ny from d at 09:12: k ") and len(weird) < 400
     assert event_time(float("inf"), 5.0) == 5.0 and event_time(10.0, 5.0) == 5.0
+    first, last = datetime(2025, 3, 4, 5, 1).timestamp(), datetime(2025, 3, 4, 8, 59).timestamp()
+    summary = {"events": 37, "sensors": {"motion": 30, "door": 7}, "first_seq": 5}
+    assert describe("dropped", summary | {"first_ts": first, "last_ts": last}, "s-1", at) == (
+        "s-1 could not keep 37 events while fayd was out of reach (motion 30, door 7),"
+        " made 05:01-08:59; told at 09:12"
+    )
+    assert (
+        describe("dropped", {"events": "x"}, "s-1", at)
+        == 'Sensor dropped from s-1 at 09:12: events "x"'
+    )
 
 
 class FakeMemory:

@@ -282,4 +282,4 @@ def test_a_run_from_the_checkout_writes_nothing_into_it(tmp_path: Path, make_dae
         proc.terminate()
         proc.wait(10)
     assert listing() == before
-    assert {"hw.jsonl", "events.seq", "events.ring"} <= {p.name for p in state.iterdir()}
+    assert {"hw.jsonl", "events.seq", "events"} <= {p.name for p in state.iterdir()}

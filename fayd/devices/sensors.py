@@ -40,7 +40,17 @@ MEMORY_GATHER_S = 0.5
 #: How long the writer waits for room in the link's outbox for one ack.
 ACK_WAIT_S = 5.0
 #: Importance (1-10) by sensor, without asking the LLM (events can come fast).
-IMPORTANCE = {"panic": 9.0, "fall": 9.0, "bp": 5.0, "temperature": 3.0, "door": 2.0}
+#: The sensor name of a device's summary of the events its full buffer let go (its data:
+#: events, sensors {name: count}, first_seq, last_seq, first_ts, last_ts; docs/protocol.md).
+DROPPED = "dropped"
+IMPORTANCE = {
+    "panic": 9.0,
+    "fall": 9.0,
+    "bp": 5.0,
+    DROPPED: 4.0,
+    "temperature": 3.0,
+    "door": 2.0,
+}
 DEFAULT_IMPORTANCE = 2.0
 FAY_TIME = "%Y/%m/%d %H:%M:%S"
 #: A device clock before this (2020-01-01) or over a day ahead is not trusted.
@@ -214,6 +224,22 @@ def tag_value(text: str) -> str:
     return re.sub(r"\s+", "_", text.strip())[:64] or "unknown"
 
 
+def _dropped(data: dict[str, Any], device: str, moment: datetime) -> str:
+    """The firmware's summary of the events its full ring let go (firmware/README.md)."""
+    sensors = data.get("sensors")
+    counts = _fields(sensors) if isinstance(sensors, dict) and sensors else ""
+    times = [
+        datetime.fromtimestamp(t)
+        for t in (data.get("first_ts"), data.get("last_ts"))
+        if isinstance(t, int | float) and event_time(t, 0) == t
+    ]
+    span = f", made {times[0]:%H:%M}-{times[-1]:%H:%M}" if times else ""
+    return (
+        f"{device} could not keep {data['events']} events while fayd was out of reach"
+        f"{f' ({counts})' if counts else ''}{span}; told at {moment:%H:%M}"
+    )
+
+
 def _num(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -244,4 +270,6 @@ def describe(sensor: str, data: dict[str, Any], device: str, moment: datetime) -
         return f"Bed {'occupied' if data['occupied'] else 'empty'} {where}"
     if sensor == "motion":
         return f"Motion {where}" + (f" ({_fields(data)})" if data else "")
+    if sensor == DROPPED and isinstance(data.get("events"), int):
+        return _dropped(data, device, moment)
     return f"Sensor {name} {where}" + (f": {_fields(data)}" if data else "")
