@@ -94,9 +94,8 @@ def test_a_summary_let_go_again_is_added_into_the_next(tmp_path: Path) -> None:
         "for i in range(200):\n    r.add('bp', {}, None)\n" + STATE,
     )
     summary, first_kept = state["summary"], state["pending"][0]
-    assert (
-        summary["events"] == first_kept - 1 - 1
-    )  # every seq before the first kept but the old summary's own
+    # Every seq before the first kept is counted but the old summary's own (its counts are).
+    assert summary["events"] == first_kept - 1 - 1
     assert summary["sensors"]["door"] == 120 and summary["first_seq"] == 1
     assert sum(summary["sensors"].values()) == summary["events"]
 
