@@ -23,7 +23,7 @@ import numpy as np
 from fayd.agent import guard
 from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.config import AgentConfig, LlmConfig
-from fayd.errors import FaydError, ModelError
+from fayd.errors import FaydError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.memory import Memory, extract, hygiene
@@ -409,13 +409,12 @@ class Chat:
         said = False
         try:
             while (item := await queue.get()) is not _DONE:
-                if isinstance(item, ModelError):  # e.g. the LAN server is down: say so
-                    log.error("the language model failed: %s", item)
+                # e.g. the LAN server is down, or the local model broke: say so
+                if isinstance(item, Exception):
+                    log.error("the language model failed: %s: %s", type(item).__name__, item)
                     if not said:
                         yield _Failed(LLM_FAILED_REPLY)
                     return
-                if isinstance(item, Exception):
-                    raise item
                 said = True
                 yield str(item)
         finally:
