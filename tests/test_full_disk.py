@@ -132,7 +132,9 @@ async def full_disk_run(daemon: DaemonProcess, state: Path) -> None:
     db = state / "fayd.db"
     before = status(daemon, "--json")
     assert before["disk"]["low"] is False, before["disk"]
-    async with daemon.mqtt_client("door-1", timeout=10) as client:
+    screen = daemon.sim("screen-1")  # added (its key written) while there is room
+    async with screen, daemon.mqtt_client("door-1", timeout=10) as client:
+        await screen.hello(roles=("screen",))
         await client.subscribe(TOPICS.all_down("door-1"), qos=1)
         down = Downlink(client)
         await client.publish(
@@ -158,6 +160,9 @@ async def full_disk_run(daemon: DaemonProcess, state: Path) -> None:
         assert full["disk"]["low"] is True and full["disk"]["using_mb"]["db"] > 0
         assert "disk: NEARLY FULL: 0 MB free" in status(daemon)
         assert full["frames"]["write_failures"] >= 1  # the heartbeats, not stored
+        await screen.say_text("what time is it?")  # a turn is answered, just not stored
+        reply = await screen.collect_reply(within_s=60)
+        assert reply.text.startswith("It's "), reply.text
 
         os.unlink(filler)  # space returns: what was kept is stored, and acked, once
         await down.until(lambda: down.acked() == set(range(1, 41)), "all forty acked", 60)
