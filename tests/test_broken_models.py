@@ -15,6 +15,7 @@ from typing import Any
 
 from fayd.devices.hub import NO_VAD
 from fayd.devices.simulator import SimDevice
+from fayd.models.manifest import default_paths, load_manifest
 from fayd.testing.harness import DaemonProcess
 
 from .conftest import needs_mosquitto
@@ -35,17 +36,24 @@ BROKEN = {
 }
 
 
-def broken_daemon(make_daemon: Any, tmp_path: Path, *roles: str) -> DaemonProcess:
-    """A daemon whose default models of ``roles`` are garbage files."""
+GARBAGE = b"not a model \x00\xff" * 64
+
+
+def broken_daemon(
+    make_daemon: Any, tmp_path: Path, *roles: str, copy: bool = False
+) -> DaemonProcess:
+    """A daemon whose default models of ``roles`` are garbage files (``copy``: good copies
+    of the real files, for a test to break once the daemon runs)."""
     root = tmp_path / "broken-models"
     for role in roles:
         module, files = BROKEN[role]
         (root / module).mkdir(parents=True)
         (root / module / "__init__.py").write_text("")
+        real = default_paths(load_manifest().role(role))["model"]
         for name in files:
             path = root / module / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(b"not a model \x00\xff" * 64)
+            path.write_bytes(Path(real).read_bytes() if copy else GARBAGE)
     path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH", "")]))
     return make_daemon({"PYTHONPATH": path})
 
@@ -114,4 +122,24 @@ async def test_broken_vad_tts_llm_and_embedder_still_answer_in_words(
     # No LLM: said so (no embedder: no router, so the model's turn is asked for).
     assert "my language model is not installed" in texts(said), said
     assert not any(k == "audio" for k, _ in said)  # no voice: text only, nothing hangs
+    assert "Traceback" not in daemon.log_text()
+
+
+@needs_mosquitto
+async def test_a_vad_model_that_breaks_after_start_is_said_and_crashes_nothing(
+    make_daemon, tmp_path: Path, speak
+) -> None:
+    daemon = broken_daemon(make_daemon, tmp_path, "vad", copy=True)
+    assert status(daemon)["models"]["vad"]["ok"]
+    module, [name] = BROKEN["vad"]
+    (tmp_path / "broken-models" / module / name).write_bytes(GARBAGE)  # the SD card's doing
+    async with daemon.sim("kitchen-3") as sim:
+        await sim.hello()
+        await sim.speak(speak("What time is it?"))
+        heard = await frames_until_text_end(sim)
+    assert NO_VAD in texts(heard)
+    [why, *_] = [f for k, f in heard if k == "error"]
+    assert why.code == "no-model" and "the VAD model failed to load" in why.message
+    hub = [c for c in status(daemon)["components"] if c["name"] == "hub"]
+    assert hub[0]["restarts"] == 0  # it crashed the hub, at every audio frame
     assert "Traceback" not in daemon.log_text()

@@ -120,7 +120,9 @@ class DiskWatch:
             await asyncio.sleep(CHECK_S)
 
     def _warn(self, free: int) -> None:
-        using = ", ".join(f"{k} {v / MB:.1f} MB" for k, v in self.using().items() if v)
+        using = ", ".join(
+            f"{k} {v / MB:.1f} MB" for k, v in self.using().items() if round(v / MB, 1)
+        )
         text = (
             f"The disk is nearly full: {free / MB:.1f} MB free on {self.state_dir}"
             f" (fayd uses {using or 'nothing yet'})"
