@@ -21,7 +21,10 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from fayd.protocol import Topics, decode
+from fayd.devices import sensors
+from fayd.devices.sensors import EventWriter
+from fayd.protocol import SensorEvent, Topics, decode
+from fayd.store import Store
 from fayd.testing.harness import DaemonProcess
 
 from .conftest import needs_mosquitto
@@ -177,3 +180,55 @@ async def full_disk_run(daemon: DaemonProcess, state: Path) -> None:
     assert "sensor events are stored again" in log
     assert "Traceback" not in log
     assert len(down.alerts()) == 1  # once per crossing
+
+
+class Outbox:
+    """What the link would send to the devices (fayd.protocol.Sender)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def send(self, device: str, frame: object) -> bool:
+        self.sent.append((device, frame))
+        return True
+
+    def acked(self) -> list[int]:
+        return sorted(int(f.ref) for _, f in self.sent if f.KIND == "ack")
+
+
+async def test_the_writer_keeps_a_bounded_backlog_and_says_what_it_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The writer alone, on a real SQLite file on a full tmpfs: over HELD_MAX (50 here) the
+    oldest unwritten events are let go unacked (the devices resend them), with a log line."""
+    monkeypatch.setattr(sensors, "HELD_MAX", 50)
+    monkeypatch.setattr(sensors, "RETRY_MAX_S", 0.2)
+    with small_disk(tmp_path / "disk") as disk:
+        store = Store(disk / "fayd.db")
+        outbox = Outbox()
+        writer = EventWriter(store, outbox)
+        task = asyncio.create_task(writer.run())
+        try:
+            truncate_wal(disk / "fayd.db")
+            filler = fill(disk)
+            for seq in range(1, 61):
+                await writer.submit("cuff-1", SensorEvent(seq=seq, sensor="bp", data={}))
+            deadline = time.monotonic() + 30
+            while writer.let_go < 10:
+                assert time.monotonic() < deadline, f"let go {writer.let_go}, held {writer.held}"
+                await asyncio.sleep(0.05)
+            assert (writer.held, outbox.acked()) == (50, [])
+            assert "10 sensor events over the 50 kept while the disk refuses writes" in caplog.text
+            assert "(devices cuff-1 send them again)" in caplog.text
+
+            os.unlink(filler)
+            deadline = time.monotonic() + 30
+            while len(outbox.acked()) < 50:
+                assert time.monotonic() < deadline, f"acked {outbox.acked()}"
+                await asyncio.sleep(0.05)
+            assert outbox.acked() == list(range(11, 61))  # the newest fifty, each once
+            assert writer.held == 0 and writer.failing is None
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            store.close()
