@@ -29,6 +29,10 @@ class PathsConfig:
 
     #: Folder for the database and runtime files; empty = $STATE_DIRECTORY or XDG state home.
     state_dir: str = ""
+    #: ``fayd status`` and an alert to the devices say the disk is nearly full when the state
+    #: folder's disk has less free than this (MB) or than disk_warn_percent of its size.
+    disk_warn_mb: int = 200
+    disk_warn_percent: float = 2.0
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,8 @@ RULES: dict[str, Rule] = {
     "agent.timezone": _timezone,
     "backup.time": _clock_time,
     "backup.keep_days": lambda v: "" if 1 <= v <= 365 else "must be 1-365 backups",
+    "paths.disk_warn_mb": lambda v: "" if 0 <= v <= 1_000_000 else "must be 0-1000000 MB",
+    "paths.disk_warn_percent": lambda v: "" if 0 <= v <= 50 else "must be 0-50 (%)",
     "log.level": _one_of(LOG_LEVELS, fold=True),
 }
 

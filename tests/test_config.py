@@ -117,6 +117,8 @@ def test_a_setting_is_named_with_where_it_came_from(tmp_path: Path) -> None:
         ('[speech]\nasr_language = "chinese"\n', "not a language code like en or zh"),
         ('[agent]\ndefault_user = "ann\\u0007"\n', "not a user name"),
         ('[agent]\nagent_name = ""\n', "an empty name"),
+        ("[paths]\ndisk_warn_mb = -1\n", "paths.disk_warn_mb = -1: must be 0-1000000 MB"),
+        ("[paths]\ndisk_warn_percent = 60\n", "paths.disk_warn_percent = 60.0: must be 0-50"),
     ],
 )
 def test_wrong_values_are_refused_naming_file_and_key(tmp_path: Path, text, message) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from fayd.agent import guard
 from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.config import AgentConfig, LlmConfig
-from fayd.errors import FaydError, ModelError
+from fayd.errors import FaydError, StoreError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.memory import Memory, extract, hygiene
@@ -97,10 +97,12 @@ class Chat:
     async def reply(self, turn: Turn) -> AsyncIterator[str]:
         """Yield the reply's sentences as the model writes them, each judged before it is
         said (``fayd.agent.guard``); store the turn at the end."""
-        conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
-        stored = await self.store.run(records.history, conversation, self.cfg.history_turns)
+        conversation = await self._conversation(turn)
+        stored = []
+        if conversation is not None:
+            stored = await self.store.run(records.history, conversation, self.cfg.history_turns)
         history = self._clean(stored, turn.user)
-        context = await self._context(turn, conversation, history)
+        context = await self._context(turn, conversation or 0, history)
         messages = self.messages(history, turn.question, context)
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
@@ -136,21 +138,39 @@ class Chat:
         finally:
             turn.stop.set()  # ends generation if the consumer went away (barge-in, error)
             turn.mark("total_ms")
-            if turn.sentences:
+            if turn.sentences and conversation is not None:
                 meta = {
                     "source": turn.source,
                     "timings": turn.timings,
                     "decision": turn.decision,
                     **self._verdict(guards),
                 }
-                await self.store.run(
-                    records.record_turn, conversation, turn.question, turn.answer, meta
-                )
-                # What the user said is kept either way; a rejected reply (a fallback, a
-                # failure) is not.
-                kept = "rejected" not in meta
-                self._memorize(turn, conversation, CONVERSATION_IMPORTANCE, with_reply=kept)
-                await self._extract_if_due(turn.user, conversation)
+                if await self._record_turn(turn, conversation, meta):
+                    # What the user said is kept either way; a rejected reply (a fallback, a
+                    # failure) is not.
+                    kept = "rejected" not in meta
+                    self._memorize(turn, conversation, CONVERSATION_IMPORTANCE, with_reply=kept)
+                    await self._extract_if_due(turn.user, conversation)
+
+    async def _record_turn(self, turn: Turn, conversation: int, meta: dict[str, Any]) -> bool:
+        """Store an answered turn; False when the disk refused it (the reply was given)."""
+        try:
+            await self.store.run(
+                records.record_turn, conversation, turn.question, turn.answer, meta
+            )
+        except StoreError as exc:  # a full disk
+            log.error("could not store the turn (it was answered): %s", exc)
+            return False
+        return True
+
+    async def _conversation(self, turn: Turn) -> int | None:
+        """The turn's conversation; None when a new one cannot be written (a full disk):
+        the reply is made without history and not stored, instead of not made."""
+        try:
+            return await self.store.run(records.conversation_for, turn.user, turn.device)
+        except StoreError as exc:
+            log.error("could not start a conversation (replying without one): %s", exc)
+            return None
 
     async def _attempt(
         self, messages: list[dict[str, str]], turn: Turn, judge: guard.ReplyGuard, attempt: int
@@ -245,10 +265,11 @@ class Chat:
     async def record(self, turn: Turn, meta: dict[str, Any], importance: int | None = None) -> None:
         """Store a turn a skill answered (no model): in the conversation, so the history
         shows it; as a memory too when it has an ``importance`` (an emergency: 10)."""
-        conversation = await self.store.run(records.conversation_for, turn.user, turn.device)
+        conversation = await self._conversation(turn)
+        if conversation is None:
+            return
         meta = {"source": turn.source, "timings": turn.timings, "decision": turn.decision, **meta}
-        await self.store.run(records.record_turn, conversation, turn.question, turn.answer, meta)
-        if importance is not None:
+        if await self._record_turn(turn, conversation, meta) and importance is not None:
             self._memorize(turn, conversation, importance)
 
     async def start_over(self, user: str, device: str) -> None:
@@ -409,13 +430,12 @@ class Chat:
         said = False
         try:
             while (item := await queue.get()) is not _DONE:
-                if isinstance(item, ModelError):  # e.g. the LAN server is down: say so
-                    log.error("the language model failed: %s", item)
+                # e.g. the LAN server is down, or the local model broke: say so
+                if isinstance(item, Exception):
+                    log.error("the language model failed: %s: %s", type(item).__name__, item)
                     if not said:
                         yield _Failed(LLM_FAILED_REPLY)
                     return
-                if isinstance(item, Exception):
-                    raise item
                 said = True
                 yield str(item)
         finally:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fayd.agent.chat import Chat
-from fayd.agent.listening import Gates, Transcriber
+from fayd.agent.listening import NOT_HEARD, Gates, NotHeard, Transcriber
 from fayd.agent.output import ReplyOutput
 from fayd.agent.ports import AgentEngines
 from fayd.agent.skills import Outcome
@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 #: Turns waiting behind the current one before new ones are dropped (with a warning).
 QUEUE = 8
+#: Shown when a turn fails in a way nothing else answered (a model broke mid-turn).
+TURN_FAILED = "Sorry, something went wrong with that reply (fayd status says why)."
 START_OVER = ("All right, let's start again.", "好的，我们重新开始吧。")
 
 
@@ -160,6 +162,9 @@ class Conversation:
         if exc := self.current.exception():
             log.error("device %s: turn failed", self.device, exc_info=exc)
             self.sender.send(self.device, Error("turn-failed", "the reply failed; see the log"))
+            # The device shows (or says) words, not only an error frame: never silence.
+            self.sender.send(self.device, Human(key="text", text=TURN_FAILED, is_first=True))
+            self.sender.send(self.device, Human(key="text", text="", is_end=True))
             return None
         return self.current.result()
 
@@ -168,7 +173,10 @@ class Conversation:
         user = self._user()
         timings = {}
         if isinstance(item, Spoken):
-            question, timings["asr_ms"] = await self.ears.heard(item.speech)
+            try:
+                question, timings["asr_ms"] = await self.ears.heard(item.speech)
+            except NotHeard:
+                return await self.not_heard(user)
             question = item.clean(question) if item.clean else question
             if not question:
                 return None
@@ -215,6 +223,21 @@ class Conversation:
             self.generating = False
         self._played(turn, output)
         await self.chat.record(turn, {"skill": outcome.detail}, outcome.importance)
+        return turn
+
+    async def not_heard(self, user: str) -> Turn:
+        """Speech that could not be recognised: the device is told why (spoken when TTS
+        works), and nothing is kept in the conversation (nothing was understood)."""
+        self._listening = False
+        turn = Turn(user=user, device=self.device, question="", source="voice")
+        self.reply_stream = (self.reply_stream + 1) % 65536
+        output = self._output()
+        self.generating = True
+        try:
+            await output.deliver(turn, _sentences(turn, NOT_HEARD), self.reply_stream)
+        finally:
+            self.generating = False
+        self._played(turn, output)
         return turn
 
     async def speak(self, turn: Turn) -> Turn:

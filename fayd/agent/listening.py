@@ -15,6 +15,14 @@ from fayd.speech import Asr, SpeechSegment
 
 log = logging.getLogger(__name__)
 
+#: Said (and shown) when speech recognition is missing or fails: never silence.
+NOT_HEARD = "I couldn't hear that: my speech recognition isn't working (fayd status says why)."
+
+
+class NotHeard(Exception):
+    """Speech arrived but could not be recognised (no ASR model, or it failed): the
+    device is told so in words (NOT_HEARD) instead of getting nothing."""
+
 
 class Gates:
     """One FIFO lock per model: devices take turns in arrival order (asyncio.Lock wakes its
@@ -76,11 +84,15 @@ class Transcriber:
         """The utterance's text and how long ASR took (ms, waiting for the model included)."""
         if self.asr is None:
             log.error("an utterance arrived but the ASR model is missing")
-            return "", 0.0
+            raise NotHeard("the ASR model is missing")
         loop = asyncio.get_running_loop()
         started = loop.time()
         async with self.gates.asr:
-            text = await asyncio.to_thread(self.asr.transcribe, samples)
+            try:
+                text = await asyncio.to_thread(self.asr.transcribe, samples)
+            except Exception as exc:  # a broken model: the device hears why, not nothing
+                log.error("speech recognition failed: %s: %s", type(exc).__name__, exc)
+                raise NotHeard(f"speech recognition failed: {exc}") from exc
         took = round((loop.time() - started) * 1000, 1)
         log.info("device %s heard (%.0f ms): %r", self.device, took, text)
         return text.strip(), took

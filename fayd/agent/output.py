@@ -18,6 +18,9 @@ from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resamp
 
 log = logging.getLogger(__name__)
 
+#: Shown once in a reply whose speech could not be made (the TTS model failed).
+NO_VOICE = "(I can't speak right now: my voice isn't working; fayd status says why.)"
+
 
 class ReplyOutput:
     def __init__(
@@ -57,7 +60,12 @@ class ReplyOutput:
                 text = Human(key="text", text=sentence, is_first=first, **feeling)
                 self.sender.send(self.device, text)
                 if speak:
-                    seq = await self._speak(turn, sentence, stream, seq, first, feeling)
+                    try:
+                        seq = await self._speak(turn, sentence, stream, seq, first, feeling)
+                    except Exception as exc:  # a broken voice: the rest of the reply is text
+                        log.error("speech synthesis failed: %s: %s", type(exc).__name__, exc)
+                        speak = False
+                        self.sender.send(self.device, Human(key="text", text=NO_VOICE))
                 index += 1
         finally:
             # Closing frames go out even when the reply was cut short (barge-in, error).

@@ -68,6 +68,8 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         print(f"note: {notice}")
     if backup := status.get("backup"):
         print(f"backup: {_backup_line(backup)}")
+    if disk := status.get("disk"):
+        print(f"disk: {_disk_line(disk)}")
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
@@ -82,6 +84,18 @@ def _backup_line(backup: dict[str, Any]) -> str:
         return f"none yet in {backup['folder']}"
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(backup["newest_at"]))
     return f"newest {backup['newest']} ({made}), {backup['count']} kept"
+
+
+def _disk_line(disk: dict[str, Any]) -> str:
+    """Free space on the state folder's disk and what fayd keeps there (fayd.service.disk)."""
+    if "error" in disk:
+        return disk["error"]
+    using = ", ".join(f"{k} {v:g} MB" for k, v in disk["using_mb"].items() if v)
+    text = f"{disk['free_mb']:g} MB free of {disk['total_mb']:g} MB ({using or 'nothing'})"
+    if disk["low"]:
+        limit = f"{disk['warn_below_mb']} MB or {disk['warn_below_percent']:g}%"
+        return f"NEARLY FULL: {text}; warns below {limit}"
+    return text
 
 
 def _check_device(cfg: Config, device: str | None) -> None:

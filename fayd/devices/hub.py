@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from typing import Any
 
@@ -15,13 +16,14 @@ from fayd.devices.microphones import Microphones
 from fayd.devices.ports import Listener
 from fayd.devices.registry import DeviceRegistry, DeviceState
 from fayd.devices.sensors import EventWriter
-from fayd.errors import ProtocolError
+from fayd.errors import ProtocolError, StoreError
 from fayd.protocol import (
     Ack,
     AudioChunk,
     Error,
     Heartbeat,
     Hello,
+    Human,
     Presence,
     Sender,
     SensorEvent,
@@ -39,6 +41,8 @@ log = logging.getLogger(__name__)
 BUSY_S = 10.0
 #: Frames waiting for the hub before new ones are dropped (with a warning).
 INBOX = 4096
+#: Shown to a device whose speech cannot even be cut into utterances (no VAD model).
+NO_VAD = "I can't hear you: my voice detection isn't working (fayd status says why)."
 
 
 class DeviceHub:
@@ -61,6 +65,8 @@ class DeviceHub:
         self.dropped = 0
         self.errors_sent = 0
         self.errors_suppressed = 0
+        #: Hellos, presences and heartbeats the disk refused (full, failing): not stored.
+        self.write_failures = 0
         self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
@@ -89,6 +95,8 @@ class DeviceHub:
             self._refuse(device, kind, exc)
         except RecursionError:  # JSON nested too deep for the decoder
             self._refuse(device, kind, ProtocolError(f"{kind} frame is nested too deeply"))
+        except (StoreError, sqlite3.Error, OSError) as exc:  # a full or failing disk: go on
+            self._write_failed(device, kind, exc)
 
     @property
     def talking(self) -> bool:
@@ -101,13 +109,34 @@ class DeviceHub:
             "inbox_dropped": self.dropped,
             "errors_sent": self.errors_sent,
             "errors_suppressed": self.errors_suppressed,
+            "write_failures": self.write_failures,
         }
+
+    def _write_failed(self, device: str, kind: str, exc: Exception) -> None:
+        """A hello, presence or heartbeat the disk refused: it only updates the registry's
+        row (the next one does it again), so it is counted and logged, not retried."""
+        self.write_failures += 1
+        n = self.write_failures
+        if n in (1, 10, 100) or n % 1000 == 0:  # a full disk fails every frame: no flood
+            log.error(
+                "could not store %s of %s (%d such failures so far): %s",
+                kind,
+                shown(device[:64]),
+                n,
+                exc,
+            )
 
     async def _dispatch(self, state: DeviceState, frame: Any) -> None:
         if isinstance(frame, AudioChunk | TextIn):
             self._last_talk = time.monotonic()
         if isinstance(frame, AudioChunk):
-            await self.microphones.audio(state, frame)
+            try:
+                await self.microphones.audio(state, frame)
+            except ProtocolError as exc:
+                if exc.code == "no-model" and frame.end:  # once an utterance, in words
+                    self.sender.send(state.id, Human(key="text", text=NO_VAD, is_first=True))
+                    self.sender.send(state.id, Human(key="text", text="", is_end=True))
+                raise
         elif isinstance(frame, Hello):
             await self.registry.hello(state, frame)
         elif isinstance(frame, TextIn):

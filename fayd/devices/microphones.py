@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fayd.config import SpeechConfig
@@ -20,6 +22,9 @@ from fayd.speech import OnsetDetector
 from fayd.store.devices_records import DeviceSettings
 
 log = logging.getLogger(__name__)
+
+#: After a voice model failed to load, frames are refused this long before it is tried again.
+RETRY_LOAD_S = 30.0
 
 
 @dataclass
@@ -37,6 +42,9 @@ class Microphones:
         self.mics: dict[str, Microphone] = {}
         #: Voice models change one at a time (a first audio frame, a settings change).
         self._models = asyncio.Lock()
+        #: Why the voice models last failed to load, and when to try again.
+        self._failure = ""
+        self._retry_at = 0.0
 
     async def audio(self, state: DeviceState, chunk: AudioChunk) -> None:
         """One uplink audio frame of a device (its models are made at its first one)."""
@@ -89,6 +97,17 @@ class Microphones:
         path = self.models.vad_path
         if path is None:
             raise ProtocolError("voice is unavailable: the VAD model is missing", "no-model")
+        if time.monotonic() < self._retry_at:  # it failed to load a moment ago
+            raise ProtocolError(f"voice is unavailable: {self._failure}", "no-model")
+        try:
+            return await self._load(state, path)
+        except Exception as exc:  # the file broke after start: refused, not a crashed hub
+            self._failure = f"the VAD model failed to load: {exc}"
+            self._retry_at = time.monotonic() + RETRY_LOAD_S
+            log.error("device %s: %s", state.id, self._failure)
+            raise ProtocolError(f"voice is unavailable: {self._failure}", "no-model") from exc
+
+    async def _load(self, state: DeviceState, path: Path) -> Microphone:
         from fayd.speech.vad import SileroVad
 
         # Loading models takes tens of ms (the first sherpa-onnx import far more): on a
@@ -103,9 +122,10 @@ class Microphones:
         async with self._models:
             if state.id in self.mics:  # opened by another frame meanwhile
                 return self.mics[state.id]
-            mic = self.mics[state.id] = Microphone(VoiceInput(state.id, vad))
+            mic = Microphone(VoiceInput(state.id, vad))
             await self._update_onset(state, mic)
             await self._update_wake(state, mic)
+            self.mics[state.id] = mic
         return mic
 
     def _barge_in_allowed(self, state: DeviceState) -> bool:

@@ -132,11 +132,11 @@ class DeviceRegistry:
                 f"hello names device {hello.device!r} on the topic of {state.id!r}", "bad-id"
             )
         state.hello, state.online = hello, True
-        await self.store.run(records.upsert_device, hello)
         log.info(
             "device %s: hello (roles %s, fw %s)", hello.device, ",".join(hello.roles), hello.fw
         )
-        self._tell_settings(state)
+        self._tell_settings(state)  # first: a disk that refuses the row costs it nothing
+        await self.store.run(records.upsert_device, hello)
 
     async def presence(self, device: str, online: bool) -> None:
         self.state(device).online = online

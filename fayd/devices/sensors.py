@@ -39,6 +39,12 @@ MEMORY_BATCH = 32
 MEMORY_GATHER_S = 0.5
 #: How long the writer waits for room in the link's outbox for one ack.
 ACK_WAIT_S = 5.0
+#: Events kept in memory while the disk refuses them (full): over this, the oldest are let
+#: go (never acked, so their devices send them again) and summed up in the log.
+HELD_MAX = 10_000
+#: Retry delays after a failed write: the first, and the longest (doubling between).
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 5.0
 #: Importance (1-10) by sensor, without asking the LLM (events can come fast).
 #: The sensor name of a device's summary of the events its full buffer let go (its data:
 #: events, sensors {name: count}, first_seq, last_seq, first_ts, last_ts; docs/protocol.md).
@@ -73,6 +79,15 @@ class EventWriter:
         self.failures = 0
         self.refused = 0
         self.acks_dropped = 0
+        #: Events let go unacked while the disk was full (HELD_MAX); devices resend them.
+        self.let_go = 0
+        #: Why the last write failed, while writes fail (None once one succeeds).
+        self.failing: str | None = None
+
+    @property
+    def held(self) -> int:
+        """Events waiting for their commit (all of them while the disk refuses writes)."""
+        return len(self.pending)
 
     async def submit(self, device: str, event: SensorEvent) -> None:
         """Queue one event; waits only while MAX_PENDING events await their commit."""
@@ -83,20 +98,25 @@ class EventWriter:
             self._room.clear()
 
     async def run(self) -> None:
+        retry_s = RETRY_FIRST_S
         while True:
             await self._wake.wait()
             batch, self.pending = self.pending[:WRITE_BATCH], self.pending[WRITE_BATCH:]
+            try:
+                stored = await self.store.run(reg.record_events, batch)
+            except Exception as exc:  # the disk: kept and retried, not acked until written
+                self._failed(batch, exc)
+                await asyncio.sleep(retry_s)
+                retry_s = min(RETRY_MAX_S, retry_s * 2)
+                continue
+            retry_s = RETRY_FIRST_S
+            if self.failing is not None:
+                log.warning("sensor events are stored again (%d waiting)", len(self.pending))
+                self.failing = None
             if not self.pending:
                 self._wake.clear()
             if len(self.pending) < MAX_PENDING:
                 self._room.set()
-            try:
-                stored = await self.store.run(reg.record_events, batch)
-            except Exception as exc:  # the disk; not acked, so the devices send them again
-                self.failures += 1
-                log.error("could not store %d sensor events: %s", len(batch), exc)
-                await asyncio.sleep(1.0)
-                continue
             for (device, event), new in zip(batch, stored, strict=True):
                 if isinstance(new, str):  # this event alone could not be stored
                     await self._refuse(device, event, new)
@@ -109,6 +129,30 @@ class EventWriter:
             self.replays += sum(new is False for new in stored)
             if fresh and self.on_stored:
                 self.on_stored()
+
+    def _failed(self, batch: list[tuple[str, SensorEvent]], exc: Exception) -> None:
+        """Put a batch the disk refused back in front, keeping at most HELD_MAX events."""
+        self.failures += 1
+        self.pending[:0] = batch
+        over = len(self.pending) - HELD_MAX
+        if over > 0:
+            gone, self.pending = self.pending[:over], self.pending[over:]
+            self.let_go += over
+            devices = sorted({device for device, _ in gone})
+            log.warning(
+                "%d sensor events over the %d kept while the disk refuses writes let go"
+                " unacked (devices %s send them again); %d let go so far",
+                over,
+                HELD_MAX,
+                ", ".join(devices[:5]) + (" …" if len(devices) > 5 else ""),
+                self.let_go,
+            )
+        why = f"{type(exc).__name__}: {exc}"
+        if self.failing is None or self.failures % 100 == 0:
+            log.error("could not store %d sensor events (kept, retrying): %s", len(batch), why)
+        self.failing = why
+        if len(self.pending) < MAX_PENDING:
+            self._room.set()
 
     async def _refuse(self, device: str, event: SensorEvent, why: str) -> None:
         """An event the database refused (its data, not the disk): the device is told, with

@@ -24,6 +24,7 @@ from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
+from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
@@ -101,6 +102,7 @@ class Daemon:
         self.broker: EmbeddedBroker | None = None
         self.store: Store | None = None
         self.backups: NightlyBackup | None = None
+        self.disk: DiskWatch | None = None
         self.loop_lag = LoopLag()
         #: The ports to listen on, and the defaults that were taken (preflight).
         self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
@@ -209,6 +211,20 @@ class Daemon:
         backups = folder_of(cfg.state_dir)
         self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))
         self.supervisor.start("backup", self.backups.run)
+
+        def alert_devices(alert: Alert) -> None:
+            for device in parts.registry.find():
+                sender.send(device, alert)
+            announce(alert)
+
+        self.disk = DiskWatch(
+            cfg.state_dir,
+            cfg.paths.disk_warn_mb,
+            cfg.paths.disk_warn_percent,
+            lambda: self.engines.files.values(),
+            alert_devices,
+        )
+        self.supervisor.start("disk", self.disk.run)
         for name, task in parts.tasks(cfg, self.engines).items():
             self.supervisor.start(name, task)
         if self.serial is not None:
@@ -387,6 +403,7 @@ class Daemon:
             "last_problems": list(self.problems.records),
             "notices": self.notices,
             "backup": self.backups.status() if self.backups else None,
+            "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
         }
 
     async def ota_push(
