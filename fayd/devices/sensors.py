@@ -10,6 +10,7 @@ still remembered after it, exactly once (each node is tagged ``device_event:<id>
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -139,11 +140,12 @@ class EventMemory:
     async def run(self) -> None:
         self._wake.set()  # catch up on what was stored before a restart
         while True:
-            # Also look every minute: events written while memory was failing.
-            try:
-                await asyncio.wait_for(self._wake.wait(), 60)
-            except TimeoutError:
-                pass
+            # Also look every minute: events written while memory was failing. Not
+            # asyncio.wait_for: on 3.11 it swallows a cancel that comes as the wake does,
+            # and this task then outlives its stop (fayd.service.supervisor waits for it).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(60):
+                    await self._wake.wait()
             self._wake.clear()
             await asyncio.sleep(MEMORY_GATHER_S)
             try:
