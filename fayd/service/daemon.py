@@ -36,7 +36,7 @@ from fayd.store import devices_records as reg
 from fayd.store.backup import folder_of
 from fayd.store.nightly import NightlyBackup
 from fayd.store.recovery import open_checked
-from fayd.transport.broker import EmbeddedBroker, broker_folder
+from fayd.transport.broker import EmbeddedBroker, broker_folder, stop_stale_broker
 from fayd.transport.broker_files import broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
@@ -44,6 +44,9 @@ from fayd.transport.mqtt import MqttLink
 from fayd.transport.router import Router
 
 log = logging.getLogger(__name__)
+
+#: The embedded mosquitto's pid while it runs, in the state folder (stop_stale_broker).
+BROKER_PID = "broker.pid"
 
 
 class RecentProblems(logging.Handler):
@@ -131,6 +134,13 @@ class Daemon:
                 f"{cfg.setting('paths.state_dir')}: cannot use {cfg.state_dir}: {exc.strerror}"
             ) from exc
         try:
+            cfg.runtime_path.unlink(missing_ok=True)  # a killed fayd's: its URLs are dead
+            # A broker left by a fayd that died without its cleanup would hold the port
+            # with an old password (the lock says no fayd owns it now).
+            stopped = await asyncio.to_thread(stop_stale_broker, cfg.state_dir / BROKER_PID)
+            if stopped:
+                log.warning("%s", stopped)
+                self.notices.append(stopped)
             # Settings that name missing files, or ports that are taken, stop the start now,
             # before seconds of model loading.
             self.notifier.status("checking the settings")
@@ -291,6 +301,7 @@ class Daemon:
             prefix=mqtt.prefix,
             tls=tls,
             account=account,
+            pid_file=self.cfg.state_dir / BROKER_PID,
         )
 
     async def _device_secrets(self) -> dict[str, str]:
