@@ -181,6 +181,31 @@ class EmbeddedBroker:
             return {}
         return {"user": self.account.uid, "group": self.account.gid, "extra_groups": []}
 
+    async def _spawn(self, conf: Path) -> asyncio.subprocess.Process:
+        binary, as_account = self._find_binary(), self._as_account()
+        while True:
+            try:
+                return await asyncio.create_subprocess_exec(
+                    binary,
+                    "-c",
+                    str(conf),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=_child_env(),
+                    preexec_fn=die_with_parent(),  # dies with fayd, even by kill -9
+                    **as_account,
+                )
+            except PermissionError:
+                if not as_account:
+                    raise
+                # The account may not run that binary (mqtt.mosquitto_bin in a private
+                # folder): as root then, and mosquitto drops to it (the pid file covers).
+                log.info(
+                    "%s cannot run %s: started as root, it drops to it", self.account.name, binary
+                )
+                as_account = {}
+
     async def run(self) -> None:
         device_secrets = await self.device_secrets()
         self.accounts = len(device_secrets)
@@ -195,17 +220,7 @@ class EmbeddedBroker:
             self.account,
         )
         self.last_error = ""
-        proc = self._proc = await asyncio.create_subprocess_exec(
-            self._find_binary(),
-            "-c",
-            str(conf),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env=_child_env(),
-            preexec_fn=die_with_parent(),  # killed with fayd, even by kill -9 (fayd.children)
-            **self._as_account(),
-        )
+        proc = self._proc = await self._spawn(conf)
         self._write_pid(proc.pid, conf)
         assert proc.stderr is not None
         errors = asyncio.create_task(self._log_stderr(proc.stderr))
