@@ -11,6 +11,7 @@ import logging
 import time
 from typing import Any
 
+from fayd.beat import Pulse, until_beat
 from fayd.devices.microphones import Microphones
 from fayd.devices.ports import Listener
 from fayd.devices.registry import DeviceRegistry, DeviceState
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 BUSY_S = 10.0
 #: Frames waiting for the hub before new ones are dropped (with a warning).
 INBOX = 4096
+#: The hub beats at least this often (fayd.beat.Pulse), also when no frame comes.
+HEARTBEAT_S = 30.0
 
 
 class DeviceHub:
@@ -62,6 +65,7 @@ class DeviceHub:
         self.errors_sent = 0
         self.errors_suppressed = 0
         self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
+        self.pulse = Pulse(HEARTBEAT_S, essential=True)
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
         """Called by a transport for every uplink frame; never blocks the transport."""
@@ -73,9 +77,18 @@ class DeviceHub:
                 log.warning("device inbox full: %d frames dropped so far", self.dropped)
 
     async def run(self) -> None:
-        """Forever: one frame after another, in arrival order."""
+        """Forever: one frame after another, in arrival order; it beats between frames
+        and, idle, on the shared beat (a frame stuck in handle() stops the beats)."""
         while True:
-            device, kind, payload = await self.inbox.get()
+            self.pulse.beat()
+            if not self.inbox.empty():  # a burst's frames: no timer each
+                await self.handle(*self.inbox.get_nowait())
+                continue
+            try:
+                async with asyncio.timeout(until_beat(self.pulse.every_s)):
+                    device, kind, payload = await self.inbox.get()
+            except TimeoutError:
+                continue
             await self.handle(device, kind, payload)
 
     async def handle(self, device: str, kind: str, payload: bytes) -> None:

@@ -10,7 +10,6 @@ still remembered after it, exactly once (each node is tagged ``device_event:<id>
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import math
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from fayd.beat import Pulse
 from fayd.memory import Memory, NewNode, normalize_tags
 from fayd.memory.errors import BadInput
 from fayd.protocol import Ack, Error, Sender, SensorEvent
@@ -38,6 +38,8 @@ MEMORY_BATCH = 32
 #: The memory waits this long after new events to gather a batch (and leave the CPU to
 #: the frames while a burst lasts).
 MEMORY_GATHER_S = 0.5
+#: The writer beats at least this often (fayd.beat.Pulse), also when no event comes.
+HEARTBEAT_S = 30.0
 #: How long the writer waits for room in the link's outbox for one ack.
 ACK_WAIT_S = 5.0
 #: Importance (1-10) by sensor, without asking the LLM (events can come fast).
@@ -59,6 +61,7 @@ class EventWriter:
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
+        self.pulse = Pulse(HEARTBEAT_S, essential=True)
         self.stored = 0
         self.replays = 0
         self.failures = 0
@@ -75,7 +78,9 @@ class EventWriter:
 
     async def run(self) -> None:
         while True:
-            await self._wake.wait()
+            self.pulse.beat()
+            if not await self.pulse.wait(self._wake):
+                continue
             batch, self.pending = self.pending[:WRITE_BATCH], self.pending[WRITE_BATCH:]
             if not self.pending:
                 self._wake.clear()
@@ -89,6 +94,7 @@ class EventWriter:
                 await asyncio.sleep(1.0)
                 continue
             for (device, event), new in zip(batch, stored, strict=True):
+                self.pulse.beat()  # an ack may wait ACK_WAIT_S for the link
                 if isinstance(new, str):  # this event alone could not be stored
                     await self._refuse(device, event, new)
                 else:
@@ -131,6 +137,8 @@ class EventMemory:
         self.memory = memory
         self.default_user = default_user
         self._wake = asyncio.Event()
+        #: Also looks every minute: events written while memory was failing.
+        self.pulse = Pulse(60.0)
         self.remembered = 0
         self.skipped = 0
 
@@ -140,16 +148,15 @@ class EventMemory:
     async def run(self) -> None:
         self._wake.set()  # catch up on what was stored before a restart
         while True:
-            # Also look every minute: events written while memory was failing. Not
-            # asyncio.wait_for: on 3.11 it swallows a cancel that comes as the wake does,
-            # and this task then outlives its stop (fayd.service.supervisor waits for it).
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(60):
-                    await self._wake.wait()
+            # Not asyncio.wait_for: on 3.11 it swallows a cancel that comes as the wake
+            # does, and this task then outlives its stop (the supervisor waits for it).
+            self.pulse.beat()
+            await self.pulse.wait(self._wake)
             self._wake.clear()
             await asyncio.sleep(MEMORY_GATHER_S)
             try:
                 while True:
+                    self.pulse.beat()
                     started = time.monotonic()
                     if not await self._one_batch():
                         break

@@ -28,7 +28,7 @@ from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
-from fayd.service.supervisor import Supervisor
+from fayd.service.supervisor import Supervisor, feed_watchdog
 from fayd.service.wiring import Parts, build, household_zone
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
@@ -219,8 +219,9 @@ class Daemon:
         backups = folder_of(cfg.state_dir)
         self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))
         self.supervisor.start("backup", self.backups.run)
+        pulses = parts.pulses()
         for name, task in parts.tasks(cfg, self.engines).items():
-            self.supervisor.start(name, task)
+            self.supervisor.start(name, task, pulses.get(name))
         if self.serial is not None:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
@@ -239,7 +240,8 @@ class Daemon:
         log.info("ready: %s", self._summary())
         interval = self.notifier.watchdog_interval()
         if interval:  # systemd arms the watchdog at READY=1
-            self.supervisor.start("watchdog", lambda: self._watchdog(interval))
+            sup, ping = self.supervisor, self.notifier.watchdog
+            self.supervisor.start("watchdog", lambda: feed_watchdog(sup, ping, interval))
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
@@ -339,12 +341,6 @@ class Daemon:
             return self.cfg.mqtt.url
         await self.broker.ready.wait()
         return self.broker.url
-
-    async def _watchdog(self, interval: float) -> None:
-        # Pinged from the event loop itself, so a blocked loop stops the pings.
-        while True:
-            self.notifier.watchdog()
-            await asyncio.sleep(interval)
 
     def _write_runtime(self) -> None:
         runtime = {
