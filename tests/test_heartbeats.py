@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from fayd.beat import Pulse
+from fayd.devices import sensors
 from fayd.devices.sensors import EventWriter
 from fayd.protocol import SensorEvent
 from fayd.service.notify import Notifier
@@ -132,3 +133,36 @@ async def test_only_an_essential_component_starves_the_watchdog() -> None:
     await until(lambda: supervisor.stalled())
     assert supervisor.stalled(essential_only=True) == {}
     await supervisor.stop()
+
+
+async def test_a_caller_held_back_by_a_full_writer_keeps_beating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hub waiting for room (the writer cannot store: a full disk) is held back, not
+    hung: it beats, so the watchdog does not restart fayd for a disk that stays full."""
+    monkeypatch.setattr(sensors, "MAX_PENDING", 1)
+    monkeypatch.setattr(sensors, "ROOM_BEAT_S", 0.01)
+    store = Store(tmp_path / "fayd.db")
+    writer = EventWriter(store, Outbox())  # not running: nothing makes room
+    hub = Pulse(EVERY_S, essential=True)
+    beats = 0
+
+    def beat() -> None:
+        nonlocal beats
+        beats += 1
+        hub.beat()
+
+    try:
+        await writer.submit("door-1", SensorEvent(seq=1, sensor="door"), beat)
+        assert beats == 0  # there was room
+        waiting = asyncio.create_task(
+            writer.submit("door-1", SensorEvent(seq=2, sensor="door"), beat)
+        )
+        await until(lambda: beats >= 5)
+        assert not waiting.done()
+        writer.pending.clear()
+        writer._room.set()  # what the writer does once it has stored them
+        await waiting
+        assert [e.seq for _, e in writer.pending] == [2]
+    finally:
+        await asyncio.to_thread(store.close)

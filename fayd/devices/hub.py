@@ -130,7 +130,8 @@ class DeviceHub:
         elif isinstance(frame, Heartbeat):
             await self.store.run(records.touch_device, state.id)
         elif isinstance(frame, SensorEvent):
-            await self.events.submit(state.id, frame)  # acked by the writer after its commit
+            # Acked by the writer after its commit.
+            await self.events.submit(state.id, frame, self.pulse.beat)
         elif isinstance(frame, Error):
             if state.errors.take(time.monotonic()):  # a flood of them is not logged
                 log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)

@@ -10,6 +10,7 @@ still remembered after it, exactly once (each node is tagged ``device_event:<id>
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -40,6 +41,8 @@ MEMORY_BATCH = 32
 MEMORY_GATHER_S = 0.5
 #: The writer beats at least this often (fayd.beat.Pulse), also when no event comes.
 HEARTBEAT_S = 30.0
+#: While the writer has no room, a waiting caller beats this often.
+ROOM_BEAT_S = 5.0
 #: How long the writer waits for room in the link's outbox for one ack.
 ACK_WAIT_S = 5.0
 #: Importance (1-10) by sensor, without asking the LLM (events can come fast).
@@ -68,9 +71,17 @@ class EventWriter:
         self.refused = 0
         self.acks_dropped = 0
 
-    async def submit(self, device: str, event: SensorEvent) -> None:
-        """Queue one event; waits only while MAX_PENDING events await their commit."""
-        await self._room.wait()
+    async def submit(
+        self, device: str, event: SensorEvent, beat: Callable[[], None] = lambda: None
+    ) -> None:
+        """Queue one event; waits only while MAX_PENDING events await their commit,
+        calling ``beat`` meanwhile: the caller (the hub) is held back, not hung, and a
+        writer that hangs is told by its own pulse."""
+        while not self._room.is_set():
+            beat()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ROOM_BEAT_S):
+                    await self._room.wait()
         self.pending.append((device, event))
         self._wake.set()
         if len(self.pending) >= MAX_PENDING:
