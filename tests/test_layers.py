@@ -22,6 +22,7 @@ LAYERS = {
     "errors": 0,
     "config": 0,
     "beat": 0,
+    "children": 0,
     "protocol": 1,
     "store": 2,
     "auth": 2,

@@ -33,10 +33,11 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         return 0
     broker = status["broker"]
     link = "connected" if broker["connected"] else f"NOT connected ({broker['last_error']})"
-    print(
-        f"fayd {status['version']} (pid {status['pid']}), up {status['uptime_s']:.0f} s, "
-        f"{'ready' if status['ready'] else 'starting'}"
-    )
+    stalled = [c["name"] for c in status["components"] if c.get("state") == "stalled"]
+    state = "ready" if status["ready"] else "starting"
+    if stalled:  # it may look alive, but part of it does nothing
+        state = f"STALLED ({', '.join(stalled)})"
+    print(f"fayd {status['version']} (pid {status['pid']}), up {status['uptime_s']:.0f} s, {state}")
     print(f"config: {status['config']}; state: {status['state_dir']}")
     embedded = " (embedded)" if broker["embedded"] else ""
     print(f"broker: {broker['url']}{embedded}, {link}")
@@ -62,6 +63,11 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     for c in status["components"]:
         if c.get("state") == "failing":
             print(f"component {c['name']} FAILING ({c['failures']} times): {c['last_error']}")
+        elif c.get("state") == "stalled":  # running, but its heartbeat stopped
+            print(
+                f"component {c['name']} STALLED: no heartbeat for {c['beat_age_s']:g} s "
+                f"(it beats every {c['beat_every_s']:g} s)"
+            )
         elif c["restarts"]:
             print(f"component {c['name']}: {c['restarts']} restarts, last: {c['last_error']}")
     for notice in status.get("notices", []):

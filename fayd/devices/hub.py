@@ -12,6 +12,7 @@ import sqlite3
 import time
 from typing import Any
 
+from fayd.beat import Pulse, until_beat
 from fayd.devices.microphones import Microphones
 from fayd.devices.ports import Listener
 from fayd.devices.registry import DeviceRegistry, DeviceState
@@ -43,6 +44,8 @@ BUSY_S = 10.0
 INBOX = 4096
 #: Shown to a device whose speech cannot even be cut into utterances (no VAD model).
 NO_VAD = "I can't hear you: my voice detection isn't working (fayd status says why)."
+#: The hub beats at least this often (fayd.beat.Pulse), also when no frame comes.
+HEARTBEAT_S = 30.0
 
 
 class DeviceHub:
@@ -68,6 +71,7 @@ class DeviceHub:
         #: Hellos, presences and heartbeats the disk refused (full, failing): not stored.
         self.write_failures = 0
         self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
+        self.pulse = Pulse(HEARTBEAT_S, essential=True)
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
         """Called by a transport for every uplink frame; never blocks the transport."""
@@ -79,9 +83,18 @@ class DeviceHub:
                 log.warning("device inbox full: %d frames dropped so far", self.dropped)
 
     async def run(self) -> None:
-        """Forever: one frame after another, in arrival order."""
+        """Forever: one frame after another, in arrival order; it beats between frames
+        and, idle, on the shared beat (a frame stuck in handle() stops the beats)."""
         while True:
-            device, kind, payload = await self.inbox.get()
+            self.pulse.beat()
+            if not self.inbox.empty():  # a burst's frames: no timer each
+                await self.handle(*self.inbox.get_nowait())
+                continue
+            try:
+                async with asyncio.timeout(until_beat(self.pulse.every_s)):
+                    device, kind, payload = await self.inbox.get()
+            except TimeoutError:
+                continue
             await self.handle(device, kind, payload)
 
     async def handle(self, device: str, kind: str, payload: bytes) -> None:
@@ -146,7 +159,8 @@ class DeviceHub:
         elif isinstance(frame, Heartbeat):
             await self.store.run(records.touch_device, state.id)
         elif isinstance(frame, SensorEvent):
-            await self.events.submit(state.id, frame)  # acked by the writer after its commit
+            # Acked by the writer after its commit.
+            await self.events.submit(state.id, frame, self.pulse.beat)
         elif isinstance(frame, Error):
             if state.errors.take(time.monotonic()):  # a flood of them is not logged
                 log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)

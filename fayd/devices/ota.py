@@ -176,7 +176,8 @@ class OtaManager:
             )
             log.info("device %s: %s committed; waiting for it to reboot", device, version)
             try:
-                hello = await asyncio.wait_for(job.hello, boot_timeout_s)
+                async with asyncio.timeout(boot_timeout_s):  # not wait_for: fayd.devices.sensors
+                    hello = await job.hello
             except TimeoutError:
                 raise OtaError(
                     f"{device} took the update but did not say hello within "
@@ -222,7 +223,8 @@ class OtaManager:
             job.pending[ref] = waiter
             self.sender.send(device, Command(name, args, ref))
             try:
-                return await asyncio.wait_for(waiter, timeout_s)
+                async with asyncio.timeout(timeout_s):
+                    return await waiter
             except TimeoutError:
                 log.warning("device %s: no answer to %s within %.0f s", device, name, timeout_s)
             except DeviceRefused as exc:

@@ -10,6 +10,7 @@ still remembered after it, exactly once (each node is tagged ``device_event:<id>
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from fayd.beat import Pulse
 from fayd.memory import Memory, NewNode, normalize_tags
 from fayd.memory.errors import BadInput
 from fayd.protocol import Ack, Error, Sender, SensorEvent
@@ -37,6 +39,10 @@ MEMORY_BATCH = 32
 #: The memory waits this long after new events to gather a batch (and leave the CPU to
 #: the frames while a burst lasts).
 MEMORY_GATHER_S = 0.5
+#: The writer beats at least this often (fayd.beat.Pulse), also when no event comes.
+HEARTBEAT_S = 30.0
+#: While the writer has no room, a waiting caller beats this often.
+ROOM_BEAT_S = 5.0
 #: How long the writer waits for room in the link's outbox for one ack.
 ACK_WAIT_S = 5.0
 #: Events kept in memory while the disk refuses them (full): over this, the oldest are let
@@ -74,6 +80,7 @@ class EventWriter:
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
+        self.pulse = Pulse(HEARTBEAT_S, essential=True)
         self.stored = 0
         self.replays = 0
         self.failures = 0
@@ -89,9 +96,17 @@ class EventWriter:
         """Events waiting for their commit (all of them while the disk refuses writes)."""
         return len(self.pending)
 
-    async def submit(self, device: str, event: SensorEvent) -> None:
-        """Queue one event; waits only while MAX_PENDING events await their commit."""
-        await self._room.wait()
+    async def submit(
+        self, device: str, event: SensorEvent, beat: Callable[[], None] = lambda: None
+    ) -> None:
+        """Queue one event; waits only while MAX_PENDING events await their commit,
+        calling ``beat`` meanwhile: the caller (the hub) is held back, not hung, and a
+        writer that hangs is told by its own pulse."""
+        while not self._room.is_set():
+            beat()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ROOM_BEAT_S):
+                    await self._room.wait()
         self.pending.append((device, event))
         self._wake.set()
         if len(self.pending) >= MAX_PENDING:
@@ -100,7 +115,9 @@ class EventWriter:
     async def run(self) -> None:
         retry_s = RETRY_FIRST_S
         while True:
-            await self._wake.wait()
+            self.pulse.beat()
+            if not await self.pulse.wait(self._wake):
+                continue
             batch, self.pending = self.pending[:WRITE_BATCH], self.pending[WRITE_BATCH:]
             try:
                 stored = await self.store.run(reg.record_events, batch)
@@ -118,6 +135,7 @@ class EventWriter:
             if len(self.pending) < MAX_PENDING:
                 self._room.set()
             for (device, event), new in zip(batch, stored, strict=True):
+                self.pulse.beat()  # an ack may wait ACK_WAIT_S for the link
                 if isinstance(new, str):  # this event alone could not be stored
                     await self._refuse(device, event, new)
                 else:
@@ -184,6 +202,8 @@ class EventMemory:
         self.memory = memory
         self.default_user = default_user
         self._wake = asyncio.Event()
+        #: Also looks every minute: events written while memory was failing.
+        self.pulse = Pulse(60.0)
         self.remembered = 0
         self.skipped = 0
 
@@ -193,15 +213,15 @@ class EventMemory:
     async def run(self) -> None:
         self._wake.set()  # catch up on what was stored before a restart
         while True:
-            # Also look every minute: events written while memory was failing.
-            try:
-                await asyncio.wait_for(self._wake.wait(), 60)
-            except TimeoutError:
-                pass
+            # Not asyncio.wait_for: on 3.11 it swallows a cancel that comes as the wake
+            # does, and this task then outlives its stop (the supervisor waits for it).
+            self.pulse.beat()
+            await self.pulse.wait(self._wake)
             self._wake.clear()
             await asyncio.sleep(MEMORY_GATHER_S)
             try:
                 while True:
+                    self.pulse.beat()
                     started = time.monotonic()
                     if not await self._one_batch():
                         break

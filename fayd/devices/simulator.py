@@ -151,7 +151,8 @@ class SimDevice:
         deadline = time.monotonic() + within_s
         while not (text_done and (audio_done or not reply.audio_humans)):
             left = deadline - time.monotonic()
-            kind, frame, at = await asyncio.wait_for(self.received.get(), max(left, 0.01))
+            async with asyncio.timeout(max(left, 0.01)):
+                kind, frame, at = await self.received.get()
             reply.frames.append((kind, frame))
             if kind == "audio":
                 if frame.pcm and reply.first_audio_at is None:

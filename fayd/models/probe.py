@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from fayd.children import die_with_parent
 from fayd.errors import ModelError
 
 
@@ -29,6 +30,9 @@ def probe_in_child(
             capture_output=True,
             text=True,
             timeout=timeout,
+            # Dies with fayd if fayd is killed meanwhile (fayd.children); this thread
+            # waits for it, so the forking thread outlives it as the signal needs.
+            preexec_fn=die_with_parent(),
         )
     except subprocess.TimeoutExpired as exc:
         raise ModelError(f"{what}: loading took over {timeout:g} s") from exc

@@ -50,8 +50,9 @@ class QuietServer(uvicorn.Server):
         # an idle daemon should sleep (see fayd.beat), so exit() wakes this
         # instead and the app sends no Date header (see ApiServer.run).
         while not await self.on_tick(0):
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._exit.wait(), self.POLL_S)
+            with contextlib.suppress(TimeoutError):  # not wait_for: see fayd.devices.sensors
+                async with asyncio.timeout(self.POLL_S):
+                    await self._exit.wait()
 
 
 class Backups(Protocol):
@@ -300,6 +301,5 @@ class ApiServer:
             self.started.clear()
             server.exit()
             if not serving.done():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.wait_for(asyncio.shield(serving), 5)
+                await asyncio.wait({serving}, timeout=5)
             sock.close()

@@ -29,7 +29,7 @@ from fayd.service.engines import Engines, load_engines
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
-from fayd.service.supervisor import Supervisor
+from fayd.service.supervisor import Supervisor, feed_watchdog
 from fayd.service.wiring import Parts, build, household_zone
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
@@ -37,7 +37,7 @@ from fayd.store import devices_records as reg
 from fayd.store.backup import folder_of
 from fayd.store.nightly import NightlyBackup
 from fayd.store.recovery import open_checked
-from fayd.transport.broker import EmbeddedBroker, broker_folder
+from fayd.transport.broker import EmbeddedBroker, broker_folder, stop_stale_broker
 from fayd.transport.broker_files import broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
@@ -45,6 +45,9 @@ from fayd.transport.mqtt import MqttLink
 from fayd.transport.router import Router
 
 log = logging.getLogger(__name__)
+
+#: The embedded mosquitto's pid while it runs, in the state folder (stop_stale_broker).
+BROKER_PID = "broker.pid"
 
 
 class RecentProblems(logging.Handler):
@@ -133,6 +136,13 @@ class Daemon:
                 f"{cfg.setting('paths.state_dir')}: cannot use {cfg.state_dir}: {exc.strerror}"
             ) from exc
         try:
+            cfg.runtime_path.unlink(missing_ok=True)  # a killed fayd's: its URLs are dead
+            # A broker left by a fayd that died without its cleanup would hold the port
+            # with an old password (the lock says no fayd owns it now).
+            stopped = await asyncio.to_thread(stop_stale_broker, cfg.state_dir / BROKER_PID)
+            if stopped:
+                log.warning("%s", stopped)
+                self.notices.append(stopped)
             # Settings that name missing files, or ports that are taken, stop the start now,
             # before seconds of model loading.
             self.notifier.status("checking the settings")
@@ -225,8 +235,9 @@ class Daemon:
             alert_devices,
         )
         self.supervisor.start("disk", self.disk.run)
+        pulses = parts.pulses()
         for name, task in parts.tasks(cfg, self.engines).items():
-            self.supervisor.start(name, task)
+            self.supervisor.start(name, task, pulses.get(name))
         if self.serial is not None:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
@@ -245,7 +256,8 @@ class Daemon:
         log.info("ready: %s", self._summary())
         interval = self.notifier.watchdog_interval()
         if interval:  # systemd arms the watchdog at READY=1
-            self.supervisor.start("watchdog", lambda: self._watchdog(interval))
+            sup, ping = self.supervisor, self.notifier.watchdog
+            self.supervisor.start("watchdog", lambda: feed_watchdog(sup, ping, interval))
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
@@ -307,6 +319,7 @@ class Daemon:
             prefix=mqtt.prefix,
             tls=tls,
             account=account,
+            pid_file=self.cfg.state_dir / BROKER_PID,
         )
 
     async def _device_secrets(self) -> dict[str, str]:
@@ -344,12 +357,6 @@ class Daemon:
             return self.cfg.mqtt.url
         await self.broker.ready.wait()
         return self.broker.url
-
-    async def _watchdog(self, interval: float) -> None:
-        # Pinged from the event loop itself, so a blocked loop stops the pings.
-        while True:
-            self.notifier.watchdog()
-            await asyncio.sleep(interval)
 
     def _write_runtime(self) -> None:
         runtime = {

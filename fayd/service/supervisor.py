@@ -4,7 +4,12 @@ exponential back-off; stop() cancels all and waits for them.
 A component that fails the same way again and again is reported once: the first failure is
 an error in the log (with its traceback when it is not one of fayd's own, explained errors),
 each retry after that one line ("still failing (N times): reason") at the back-off times,
-and ``fayd status`` shows it as ``failing`` with its reason until it has run for a while."""
+and ``fayd status`` shows it as ``failing`` with its reason until it has run for a while.
+
+A component started with a :class:`fayd.beat.Pulse` proves it is alive by beating; one
+that runs but has not beaten for STALL_AFTER of its periods is ``stalled`` (a loop stuck on
+an await that never ends), and :func:`feed_watchdog` stops feeding systemd's watchdog while
+an essential one is, so systemd restarts the hung daemon."""
 
 from __future__ import annotations
 
@@ -14,17 +19,22 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from fayd.beat import Pulse
 from fayd.errors import FaydError
 
 log = logging.getLogger(__name__)
 
-STARTING, RUNNING, FAILING, FINISHED, STOPPED = (
+STARTING, RUNNING, STALLED, FAILING, FINISHED, STOPPED = (
     "starting",
     "running",
+    "stalled",
     "failing",
     "finished",
     "stopped",
 )
+#: Periods without a beat before a running component is called stalled (one period is
+#: the component's promise; the second is slack for a loaded machine).
+STALL_AFTER = 2.0
 
 
 @dataclass
@@ -53,19 +63,28 @@ class Supervisor:
         self.healthy_after_s = healthy_after_s
         self.states: dict[str, ComponentState] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._pulses: dict[str, Pulse] = {}
         #: Called with (component, error text) whenever a component fails.
         self.on_failure: Callable[[str, str], None] | None = None
 
-    def start(self, name: str, factory: Callable[[], Awaitable[None]]) -> None:
-        """Run ``factory()`` as a component; restart it whenever it fails."""
+    def start(
+        self, name: str, factory: Callable[[], Awaitable[None]], pulse: Pulse | None = None
+    ) -> None:
+        """Run ``factory()`` as a component; restart it whenever it fails. ``pulse``: the
+        one the component beats, when it does."""
         self.states[name] = ComponentState(name)
+        if pulse is not None:
+            self._pulses[name] = pulse
         self._tasks[name] = asyncio.create_task(self._guard(name, factory), name=name)
 
     async def _guard(self, name: str, factory: Callable[[], Awaitable[None]]) -> None:
         state = self.states[name]
         backoff = self.min_backoff
+        pulse = self._pulses.get(name)
         while True:
             state.running, state.state = True, RUNNING
+            if pulse is not None:
+                pulse.beat()  # a (re)started component has not had time to beat
             started = time.monotonic()
             recovered = self._when_healthy(state) if state.failures else None
             try:
@@ -140,5 +159,50 @@ class Supervisor:
             await asyncio.wait(self._tasks.values(), timeout=grace_s)
         self._tasks.clear()
 
+    def stalled(self, essential_only: bool = False) -> dict[str, float]:
+        """Running components whose beats have stopped: name → seconds since the last."""
+        now = asyncio.get_running_loop().time()
+        found = {}
+        for name, pulse in self._pulses.items():
+            age = now - pulse.last
+            if (
+                self.states[name].running
+                and age > STALL_AFTER * pulse.every_s
+                and (pulse.essential or not essential_only)
+            ):
+                found[name] = round(age, 1)
+        return found
+
     def status(self) -> list[dict[str, object]]:
-        return [vars(state).copy() for state in self.states.values()]
+        stalled = self.stalled()
+        now = asyncio.get_running_loop().time()
+        found = []
+        for name, state in self.states.items():
+            row: dict[str, object] = vars(state).copy()
+            pulse = self._pulses.get(name)
+            if pulse is not None:
+                row["beat_age_s"] = round(now - pulse.last, 1)
+                row["beat_every_s"] = pulse.every_s
+            if name in stalled:
+                row["state"] = STALLED
+            found.append(row)
+        return found
+
+
+async def feed_watchdog(supervisor: Supervisor, ping: Callable[[], bool], interval: float) -> None:
+    """systemd's watchdog, pinged every ``interval`` seconds from the event loop (a blocked
+    loop stops the pings) while every essential component beats (a hung one stops them
+    too): systemd then restarts fayd."""
+    withheld = False
+    while True:
+        stalled = supervisor.stalled(essential_only=True)
+        if not stalled:
+            ping()
+            if withheld:
+                log.warning("every essential component beats again: watchdog fed again")
+            withheld = False
+        elif not withheld:
+            withheld = True
+            which = ", ".join(f"{n} (no beat for {age:g} s)" for n, age in stalled.items())
+            log.error("stalled: %s; the systemd watchdog is no longer fed", which)
+        await asyncio.sleep(interval)

@@ -20,6 +20,7 @@ from fayd.agent.understand.intents import IntentClassifier, load_examples
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
+from fayd.beat import Pulse
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
 from fayd.devices.hub import DeviceHub
@@ -66,6 +67,13 @@ class Parts:
             # Nodes without a vector of the current embedding model (it changed): embedded
             # again in the background, once; the task returns when they are done.
             found["memory_reembed"] = lambda: reembed_in_background(memory)
+        return found
+
+    def pulses(self) -> dict[str, Pulse]:
+        """The components that beat (fayd.beat.Pulse), by component name."""
+        found = {"hub": self.hub.pulse, "events": self.events.pulse}
+        if self.event_memory is not None:
+            found["event_memory"] = self.event_memory.pulse
         return found
 
     def device_status(self, device: str) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class DaemonProcess:
 
     def start(self, wait_ready: bool = True) -> DaemonProcess:
         self.state.mkdir(parents=True, exist_ok=True)
+        # One left by a daemon that was killed would pass for this one's.
+        (self.state / "runtime.json").unlink(missing_ok=True)
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "fayd", "run"], env=self.env, stdout=log, stderr=log

@@ -10,8 +10,9 @@ Its accounts and ACL (fayd.transport.broker_files) admit fayd and the devices ad
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
+import itertools
+import json
 import logging
 import os
 import secrets
@@ -19,12 +20,15 @@ import shutil
 import signal
 import socket
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import aiomqtt
 
 from fayd.auth import DAEMON_USER, PROBE_USER
+from fayd.children import die_with_parent
 from fayd.errors import LinkError
 from fayd.transport.broker_files import (
     Account,
@@ -82,8 +86,12 @@ class EmbeddedBroker:
         prefix: str = "fayd/v1",
         tls: TlsFiles | None = None,
         account: Account | None = None,
+        pid_file: Path | None = None,
     ) -> None:
         self.folder = folder
+        #: Where mosquitto's pid is kept while it runs, for the next start to find if fayd
+        #: dies without its cleanup (stop_stale_broker).
+        self.pid_file = pid_file
         #: Who mosquitto runs as: fayd's account, or an unprivileged one when fayd is root
         #: and that account can reach ``folder`` (see broker_folder).
         if account is None:
@@ -163,6 +171,41 @@ class EmbeddedBroker:
                     raise LinkError(f"{user} cannot log in at {self.url}: {exc}") from exc
                 await asyncio.sleep(0.05)
 
+    def _as_account(self) -> dict[str, Any]:
+        """When fayd is root: start mosquitto as its account already, rather than let it
+        drop to it, since a change of user clears the parent-death signal (the user is set
+        before the preexec_fn runs). Only mosquitto itself may drop, as root, when it must
+        listen below port 1024; the pid file covers that case."""
+        ports = [self.port, self.tls.port if self.tls else self.port]
+        if self.account.is_mine or min(ports) < 1024:
+            return {}
+        return {"user": self.account.uid, "group": self.account.gid, "extra_groups": []}
+
+    async def _spawn(self, conf: Path) -> asyncio.subprocess.Process:
+        binary, as_account = self._find_binary(), self._as_account()
+        while True:
+            try:
+                return await asyncio.create_subprocess_exec(
+                    binary,
+                    "-c",
+                    str(conf),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=_child_env(),
+                    preexec_fn=die_with_parent(),  # dies with fayd, even by kill -9
+                    **as_account,
+                )
+            except PermissionError:
+                if not as_account:
+                    raise
+                # The account may not run that binary (mqtt.mosquitto_bin in a private
+                # folder): as root then, and mosquitto drops to it (the pid file covers).
+                log.info(
+                    "%s cannot run %s: started as root, it drops to it", self.account.name, binary
+                )
+                as_account = {}
+
     async def run(self) -> None:
         device_secrets = await self.device_secrets()
         self.accounts = len(device_secrets)
@@ -177,15 +220,8 @@ class EmbeddedBroker:
             self.account,
         )
         self.last_error = ""
-        proc = self._proc = await asyncio.create_subprocess_exec(
-            self._find_binary(),
-            "-c",
-            str(conf),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env=_child_env(),
-        )
+        proc = self._proc = await self._spawn(conf)
+        self._write_pid(proc.pid, conf)
         assert proc.stderr is not None
         errors = asyncio.create_task(self._log_stderr(proc.stderr))
         try:
@@ -196,8 +232,7 @@ class EmbeddedBroker:
             done, _ = await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
             if exited in done:
                 waiting.cancel()
-                with contextlib.suppress(TimeoutError):  # its last words, still in the pipe
-                    await asyncio.wait_for(asyncio.shield(errors), 2)
+                await asyncio.wait({errors}, timeout=2)  # its last words, still in the pipe
                 reason = self.last_error or "no reason given"
                 raise LinkError(f"mosquitto exited with code {proc.returncode}: {reason}")
             waiting.result()
@@ -211,8 +246,7 @@ class EmbeddedBroker:
             )
             self.ready.set()
             code = await exited
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(errors), 2)
+            await asyncio.wait({errors}, timeout=2)
             raise LinkError(f"mosquitto exited with code {code}: {self.last_error or 'no reason'}")
         finally:
             self.ready.clear()
@@ -220,11 +254,18 @@ class EmbeddedBroker:
             if proc.returncode is None:
                 proc.terminate()
                 try:
-                    await asyncio.wait_for(proc.wait(), 5)
+                    async with asyncio.timeout(5):  # not wait_for: see fayd.devices.sensors
+                        await proc.wait()
                 except TimeoutError:
                     proc.kill()
                     await proc.wait()
             errors.cancel()
+            if self.pid_file is not None:
+                self.pid_file.unlink(missing_ok=True)
+
+    def _write_pid(self, pid: int, conf: Path) -> None:
+        if self.pid_file is not None:
+            self.pid_file.write_text(json.dumps({"pid": pid, "conf": str(conf)}), "utf-8")
 
     async def _log_stderr(self, stream: asyncio.StreamReader) -> None:
         async for line in stream:
@@ -240,3 +281,49 @@ class EmbeddedBroker:
                     self._errors_seen.add(self.last_error)
                     level = logging.ERROR
             log.log(level, "mosquitto: %s", text)
+
+
+def stop_stale_broker(pid_file: Path, grace_s: float = 5.0) -> str | None:
+    """Stop the embedded broker a fayd on this state folder left running when it died
+    without its cleanup (kill -9 while mosquitto had dropped to its own account: see
+    fayd.children). Call it holding the state folder's lock: then no fayd owns that
+    mosquitto any more. Returns what was done, for the log and ``fayd status``; None when
+    nothing was left. A pid that now belongs to another program is left alone."""
+    try:
+        left = json.loads(pid_file.read_text("utf-8"))
+        pid, conf = int(left["pid"]), str(left["conf"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        pid_file.unlink(missing_ok=True)
+        return None
+    if not _runs_config(pid, conf):
+        pid_file.unlink(missing_ok=True)
+        return None
+    try:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while _runs_config(pid, conf) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _runs_config(pid, conf):
+            os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return (
+            f"the embedded broker of an earlier fayd (mosquitto, pid {pid}) is still "
+            f"running and fayd may not stop it; stop it with: sudo kill {pid}"
+        )
+    pid_file.unlink(missing_ok=True)
+    return f"stopped the embedded broker (mosquitto, pid {pid}) left by a fayd that died"
+
+
+def _runs_config(pid: int, conf: str) -> bool:
+    """Whether process ``pid`` runs with ``-c conf`` (fayd's own mosquitto config), and is
+    not a zombie."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z" and (b"-c", os.fsencode(conf)) in itertools.pairwise(argv)
