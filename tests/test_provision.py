@@ -217,6 +217,16 @@ def test_copy_to_a_folder(tmp_path: Path) -> None:
     assert config["wifi"] == {"ssid": "home-net", "password": "correct horse"}
 
 
+#: Mistakes of the command line itself, found before anything is made.
+LINE_MISTAKES = (
+    "--transport 'zigbee': use one of",
+    "/dev/ttyNOPE7: no such port",
+    "give --port or --copy-to, not both",
+    "--wait 0",
+    "--json",
+)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -238,6 +248,9 @@ def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) ->
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
     assert not (tmp_path / "board" / "config.json").exists()
+    if message in LINE_MISTAKES:  # refused before a key was made: no half-added device
+        listed = fayd(tmp_path / "state", "devices", "list")
+        assert "porch-1" not in listed.stdout, listed.stdout
 
 
 # --- the hot-plug watcher lets go of a port --------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 from fayd.auth import RESERVED_IDS, mqtt_password, new_device_secret, ota_signature
 from fayd.cli.client import NotRunning, call
-from fayd.cli.provision import add_provision_arguments, provision
+from fayd.cli.provision import add_provision_arguments, check_provision, provision
 from fayd.config import Config
 from fayd.errors import FaydError
 from fayd.protocol import check_device_id
@@ -203,6 +203,8 @@ def ensure_key(
 
 
 def cmd_add(cfg: Config, args: argparse.Namespace) -> int:
+    if args.port or args.copy_to:
+        check_provision(args)
     secret, made = ensure_key(cfg, args.device, args.db, args.new_key)
     broker = reload_broker(cfg) if made else ""
     if args.port or args.copy_to:  # the board too: its config.json is written for it

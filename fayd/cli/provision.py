@@ -129,6 +129,12 @@ def provision(cfg: Config, args: argparse.Namespace, device: str, key: str) -> i
 # --- checks and questions ---------------------------------------------------------------------
 
 
+def check_provision(args: argparse.Namespace) -> None:
+    """The command line's own mistakes (a port that is not there, --port with --copy-to),
+    before ``devices add`` makes a key: a typo must not leave a half-added device."""
+    _check_args(args)
+
+
 def _check_args(args: argparse.Namespace) -> tuple[str, str | None]:
     """The transport, and the board's port (None: --copy-to)."""
     transport = check_transport(args.transport)
