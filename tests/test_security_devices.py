@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sqlite3
 
 import aiomqtt
@@ -130,8 +131,9 @@ async def test_pre_claimed_numbers_do_not_hide_a_panic_press(
     # The flash is erased (a re-flash): the counter starts again from 1 under a new epoch,
     # and the new presses are stored, not acknowledged as duplicates.
     fw.stop()
-    for name in ("events.seq", "events.epoch", "events.ring"):
-        (fw.folder / name).unlink()
+    for name in ("events.seq", "events.epoch", "events.dropped"):
+        (fw.folder / name).unlink(missing_ok=True)
+    shutil.rmtree(fw.folder / "events")  # the ring's segments (firmware/fayd_fw/ring.py)
     fw.start()
     fw.inject(sensor="panic", data={"pressed": True})
     fw.wait_for(lambda rows: len(events(daemon, "panic-1")) >= 4, what="the 4th event")
