@@ -5,18 +5,23 @@
 The real daemon runs on a state folder of its own tmpfs (root: the full-disk fault mounts
 one), with its embedded mosquitto on fixed ports, as systemd would restart it. Protocol
 clients (aiomqtt, logged in as added devices) stream numbered sensor events at QoS 1 and
-resend every unacked one every RESEND_S, as the firmware does, reconnecting whenever the
-broker goes; a text turn (``POST /api/say``) is made every second; ``fayd status --json``
-is polled every STATUS_EVERY_S (2 s). Faults, each followed by a recovery window:
+resend the unacked as the firmware does (after RESEND_S, oldest first, a few per scan),
+reconnecting whenever the broker goes; a text turn (``POST /api/say``) is made every
+second; ``fayd status --json`` is polled every STATUS_EVERY_S (2 s). Faults, each followed
+by a recovery window:
 
 - ``kill_daemon``: kill -9 of the daemon alone, then a start on the same state folder;
 - ``kill_broker``: kill -9 of the embedded mosquitto (the daemon restarts it);
-- ``full_disk``: the state tmpfs filled with a file for DISK_S seconds, then the file removed;
+- ``full_disk``: the state tmpfs filled with a file for 20 s, then the file removed;
 - ``poison``: a rogue device sends lone surrogates, oversize frames and wrong types;
 - ``broken_model``: the VAD model file (a copy, first on the daemon's PYTHONPATH, so the
   shared install is untouched) overwritten with garbage, then a device speaks;
 - ``sigstop``: SIGSTOP of the daemon for longer than the systemd watchdog (WatchdogSec=30),
-  then SIGCONT (there is no systemd here to restart it).
+  then SIGCONT (there is no systemd here to restart it; a frozen daemon's status does not
+  answer, which is counted apart from a lie: ``status_unanswered_s``).
+
+``--quick`` (about 2.5 min instead of 3.5): the disk full for 8 s and a SIGSTOP of 12 s
+(shorter than the watchdog), shorter recovery windows.
 
 Recovery of a fault = from its end (for kill -9, the restart) until a text turn begun after
 it is answered and an event is acked after it; a fault with no recovery within 60 s is a
@@ -55,7 +60,11 @@ from fayd.protocol import SensorEvent, Topics, decode, encode
 from fayd.testing.harness import DaemonProcess, free_port
 
 TOPICS = Topics()
-RESEND_S = 2.0
+#: As firmware/fayd_fw/sensor.py: unacked events sent again after resend_s (3), oldest
+#: first, at most 8 each 250 ms scan (new and never-sent ones included here).
+RESEND_S = 3.0
+RESEND_PER_SCAN = 8
+RESEND_SCAN_S = 0.25
 TURN_TIMEOUT_S = 15.0
 STATUS_TIMEOUT_S = 5.0
 #: A ``fayd status`` is a Python start (~0.5 s of CPU): every second would load the 2 cores.
@@ -184,12 +193,12 @@ class Chaos:
                         reader.result()  # the link went: its error ends the session
                         return
                     now = time.monotonic()
-                    for s, last in list(unacked.items()):
-                        if now - last >= RESEND_S:
-                            unacked[s] = now
-                            event = SensorEvent(seq=s, sensor="motion", ts=time.time(), data={})
-                            await client.publish(TOPICS.up(name, "event"), encode(event), qos=1)
-                    await asyncio.sleep(0.1)
+                    due = [s for s, last in sorted(unacked.items()) if now - last >= RESEND_S]
+                    for s in due[:RESEND_PER_SCAN]:  # oldest first, a few a scan
+                        unacked[s] = now
+                        event = SensorEvent(seq=s, sensor="motion", ts=time.time(), data={})
+                        await client.publish(TOPICS.up(name, "event"), encode(event), qos=1)
+                    await asyncio.sleep(RESEND_SCAN_S)
             finally:
                 reader.cancel()
                 await asyncio.gather(reader, return_exceptions=True)
@@ -432,6 +441,15 @@ class Chaos:
             "status_unanswered_s": STATUS_EVERY_S
             * sum(1 for _, s in self.log.statuses if s == "none"),
             "faults": self.log.faults,
+            "targets_met": {
+                "lost": lost == 0,
+                "duplicates": dups == 0,
+                "hangs": hangs == 0,
+                "status_lies": not lies,
+                "recovery_10s": {
+                    n: (f["recovery_s"] or 1e9) <= 10 for n, f in self.log.faults.items()
+                },
+            },
             "skipped": {
                 "firmware_device": "protocol clients only: the unix-port firmware is not driven"
             },
