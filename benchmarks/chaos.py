@@ -94,6 +94,7 @@ class Log:
     sent: dict[str, set[int]] = field(default_factory=dict)
     acks: list[tuple[float, str, int]] = field(default_factory=list)
     turns: list[tuple[float, float, bool]] = field(default_factory=list)  # start, end, ok
+    turn_errors: dict[str, int] = field(default_factory=dict)  # why a turn failed → count
     statuses: list[tuple[float, str]] = field(default_factory=list)  # ready/not-ready/none
     faults: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -209,12 +210,17 @@ class Chaos:
         async with httpx.AsyncClient(timeout=TURN_TIMEOUT_S, headers=headers) as http:
             while not self.stop.is_set():
                 began = time.monotonic()
-                ok = False
-                with contextlib.suppress(httpx.HTTPError):
+                ok, why = False, ""
+                try:
                     done = await http.post(f"{self.api}/api/say", json={"text": "what time is it?"})
                     body = done.json() if done.status_code == 200 else {}
                     ok = bool(body.get("reply")) and "failed" not in body
+                    why = "" if ok else f"HTTP {done.status_code}: {done.text[:80]}"
+                except httpx.HTTPError as exc:
+                    why = type(exc).__name__
                 self.log.turns.append((began, time.monotonic(), ok))
+                if why:
+                    self.log.turn_errors[why] = self.log.turn_errors.get(why, 0) + 1
                 await asyncio.sleep(max(0.0, began + 1.0 - time.monotonic()))
 
     async def statuses(self) -> None:
@@ -434,6 +440,7 @@ class Chaos:
             "duplicates": dups,
             "turns_sent": len(self.log.turns),
             "turns_answered": sum(1 for t in self.log.turns if t[2]),
+            "turn_errors": self.log.turn_errors,
             "recovery_s_max": max((r for r in recoveries if r is not None), default=None),
             "hangs": hangs,
             "status_lies": len(lies) * STATUS_EVERY_S,
@@ -462,14 +469,14 @@ class Chaos:
         }
 
     def status_lies(self, started: float) -> list[float]:
-        """When (s from the start) a status said ready while a turn begun within a poll
-        period of it failed; each stands for STATUS_EVERY_S seconds. An unanswered status is
+        """When (s from the start) a status said ready while a turn begun after it, within
+        a poll period, failed; each stands for STATUS_EVERY_S seconds. An unanswered status is
         no lie (it said nothing), nor is a turn begun while the daemon was frozen that
         timed out after it woke."""
         failed = [(b, e) for b, e, ok in self.log.turns if not ok]
 
         def lied(when: float) -> bool:
-            near = [(b, e) for b, e in failed if when - 1 <= b <= when + STATUS_EVERY_S]
+            near = [(b, e) for b, e in failed if when <= b <= when + STATUS_EVERY_S]
             # A fault injected after the status, before the turn ended: it was true then.
             return any(not any(when < f < e for f in self.fault_times) for _, e in near)
 
