@@ -248,7 +248,9 @@ class Chaos:
             except (TimeoutError, ValueError, KeyError):
                 proc.kill()
                 await proc.wait()
-            self.log.statuses.append((began, said))
+            # When it answered: what it said was true then (the CLI takes ~1 s to start, and
+            # a start-up's API comes up meanwhile).
+            self.log.statuses.append((time.monotonic(), said))
             await asyncio.sleep(max(0.0, began + STATUS_EVERY_S - time.monotonic()))
 
     # --- the faults --------------------------------------------------------------------
