@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import errno
 import json
 import os
 import shutil
@@ -44,7 +43,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +55,7 @@ from fayd.auth import read_token
 from fayd.devices.simulator import SimDevice
 from fayd.models.manifest import default_paths, load_manifest
 from fayd.protocol import SensorEvent, Topics, decode, encode
+from fayd.testing.disk import NoTmpfs, fill, small_disk, truncate_wal
 from fayd.testing.harness import DaemonProcess, free_port
 
 TOPICS = Topics()
@@ -503,45 +502,6 @@ def daemon_status(daemon: DaemonProcess) -> Any:
     }
 
 
-def fill(folder: Path) -> Path:
-    """Fill the filesystem to the last byte: big writes, then small ones."""
-    filler = folder / "filler"
-    with filler.open("wb", buffering=0) as out:
-        for size in (1 << 20, 4096, 512, 1):
-            try:
-                while True:
-                    out.write(b"\0" * size)
-            except OSError as exc:
-                if exc.errno != errno.ENOSPC:
-                    raise
-    return filler
-
-
-def truncate_wal(db: Path) -> None:
-    """Empty the WAL so the daemon's next commit must grow it (the disk is then full)."""
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    finally:
-        conn.close()
-
-
-@contextlib.contextmanager
-def small_disk(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={DISK_MB}m", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"chaos: cannot mount a tmpfs for the state folder (root?): {done.stderr}")
-    try:
-        yield
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter faults (for a test)")
@@ -551,13 +511,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fayd-chaos-") as tmp:
         root = Path(tmp)
         chaos = Chaos(root, args.quick, args.devices)
-        with small_disk(chaos.state):
-            try:
-                result = asyncio.run(chaos.run())
-            finally:
-                code = chaos.daemon.stop() if chaos.daemon else None
-                if chaos.daemon and chaos.daemon.proc and chaos.daemon.proc.poll() is None:
-                    chaos.daemon.proc.kill()
+        try:
+            with small_disk(chaos.state, DISK_MB):
+                try:
+                    result = asyncio.run(chaos.run())
+                finally:
+                    code = chaos.daemon.stop() if chaos.daemon else None
+                    if chaos.daemon and chaos.daemon.proc and chaos.daemon.proc.poll() is None:
+                        chaos.daemon.proc.kill()
+        except NoTmpfs as exc:
+            raise SystemExit(
+                f"chaos: cannot mount a tmpfs for the state folder (root?): {exc}"
+            ) from None
         result["daemon_exit"] = code
         if args.keep_log:
             shutil.copyfile(root / "daemon.log", args.keep_log)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import json
 import os
 import sqlite3
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +23,8 @@ from fayd.devices import sensors
 from fayd.devices.sensors import EventWriter
 from fayd.protocol import SensorEvent, Topics, decode
 from fayd.store import Store
+from fayd.testing import disk
+from fayd.testing.disk import fill, truncate_wal
 from fayd.testing.harness import DaemonProcess
 
 from .conftest import needs_mosquitto
@@ -37,40 +37,11 @@ WARN_MB = 8
 @contextlib.contextmanager
 def small_disk(folder: Path) -> Iterator[Path]:
     """A tmpfs of DISK_MB at ``folder`` (root only: skipped, saying so, elsewhere)."""
-    folder.mkdir(parents=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={DISK_MB}m", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs for the state folder: {done.stderr.strip()}")
     try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def fill(folder: Path) -> Path:
-    """Fill the filesystem to the last byte: big writes, then small ones."""
-    filler = folder / "filler"
-    with filler.open("wb", buffering=0) as out:
-        for size in (1 << 20, 4096, 512, 1):
-            try:
-                while True:
-                    out.write(b"\0" * size)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC, exc
-    return filler
-
-
-def truncate_wal(db: Path) -> None:
-    """Empty the WAL (its space is given back): the daemon's next commit must grow it."""
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    finally:
-        conn.close()
+        with disk.small_disk(folder, DISK_MB) as mounted:
+            yield mounted
+    except disk.NoTmpfs as exc:
+        pytest.skip(f"cannot mount a tmpfs for the state folder: {exc}")
 
 
 def status(daemon: DaemonProcess, *args: str) -> Any:
