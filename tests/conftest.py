@@ -363,3 +363,18 @@ def firmware(tmp_path: Path) -> Iterator:
     yield make
     for fw in started:
         fw.stop()
+
+
+class Frames:
+    """What the devices were sent, as the transport would send it (a FrameSender)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, object]] = []
+
+    def send(self, device: str, frame: object) -> bool:
+        self.sent.append((device, frame))
+        return True
+
+    def of(self, device: str, kind: type) -> list:
+        """The frames of ``kind`` sent to ``device``."""
+        return [f for d, f in self.sent if d == device and isinstance(f, kind)]

@@ -25,6 +25,8 @@ from fayd.service.workers import WORKER_NICE, thread_nice, worker_pool
 from fayd.store import Store
 from fayd.store import devices_records as reg
 
+from .conftest import Frames
+
 linux_only = pytest.mark.skipif(
     sys.platform != "linux", reason="per-thread nice values are Linux's (setpriority on a tid)"
 )
@@ -71,17 +73,6 @@ def test_the_daemons_model_threads_run_below_its_loop(daemon) -> None:
     # The models' thread pools (onnxruntime, CTranslate2's OpenMP, llama.cpp's) and the
     # workers that loaded them: far more than a handful.
     assert len(lowered) >= 4, nices
-
-
-class Frames:
-    """The hub's downlink, collected (a device would receive these)."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, object]] = []
-
-    def send(self, device: str, frame: object) -> bool:
-        self.sent.append((device, frame))
-        return True
 
 
 @pytest.mark.models

@@ -20,22 +20,10 @@ from fayd.memory import Memory
 from fayd.protocol import Alert, Command, Hello, Human
 from fayd.store import Store
 
+from .conftest import Frames
+
 pytestmark = pytest.mark.models
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # a Tuesday
-
-
-class Frames:
-    """What the devices were sent, as the transport would send it."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, object]] = []
-
-    def send(self, device: str, frame: object) -> bool:
-        self.sent.append((device, frame))
-        return True
-
-    def of(self, device: str, kind: type) -> list:
-        return [f for d, f in self.sent if d == device and isinstance(f, kind)]
 
 
 class House:

@@ -301,6 +301,9 @@ UNLESS: dict[str, str] = {
     r"would have) died|\bdied (laughing|of (embarrassment|shame|boredom))",
 }
 ORDER = list(TOPICS)
+#: Small talk that is itself a question or a request ("tell me a joke", "what do you think
+#: of roses?"): request words in it do not hand it to the rest of fayd.
+ASKED = frozenset({"joke", "opinion"})
 #: Feelings that "not" turns round: "I'm not lonely at all" is not loneliness.
 MOODS = frozenset({"lonely", "low", "worried", "tired", "happy", "bored", "ache", "food"})
 _NEGATED = re.compile(
@@ -340,7 +343,7 @@ def small_talk(text: str) -> dict[str, str] | None:
         found = next(filter(None, (_said(p, text, topic) for p in _COMPILED[topic])), None)
         if found is None:
             continue
-        if topic not in ("joke", "opinion") and _REQUEST.search(text):
+        if topic not in ASKED and _REQUEST.search(text):
             return None  # "I'm bored, can you put the radio on": the request matters more
         out = {"topic": topic}
         # Who, from the words that said it: "my son told me Jim died" is not about the son.
