@@ -3,6 +3,7 @@ subprocess on embedded defaults in a temporary state folder. Every wait is bound
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import shutil
 import socket
@@ -378,3 +379,19 @@ class Frames:
     def of(self, device: str, kind: type) -> list:
         """The frames of ``kind`` sent to ``device``."""
         return [f for d, f in self.sent if d == device and isinstance(f, kind)]
+
+
+async def frames_until(device, done, within_s: float = 120.0, got: list | None = None) -> list:
+    """Read a simulated device's frames into ``got`` (fresh, or the history so far) until
+    ``done(got)``. Pass one history through a test: a reply's closing text frame can come
+    before the event the test waits on first."""
+    got = [] if got is None else got
+    async with asyncio.timeout(within_s):
+        while not done(got):
+            got.append(await device.received.get())
+    return got
+
+
+def is_text_end(item: tuple) -> bool:
+    kind, frame, _ = item
+    return kind == "human" and frame.key == "text" and frame.is_end

@@ -3,26 +3,10 @@ user said is answered; another device's reply keeps flowing meanwhile."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
-from fayd.devices.simulator import SimDevice
-
+from .conftest import frames_until, is_text_end
 from .test_daemon_e2e import stored_messages, words
-
-
-async def frames_until(device: SimDevice, done, within_s: float = 120.0) -> list:
-    got = []
-    async with asyncio.timeout(within_s):
-        while not done(got):
-            kind, frame, at = await device.received.get()
-            got.append((kind, frame, at))
-    return got
-
-
-def is_text_end(item) -> bool:
-    kind, frame, _ = item
-    return kind == "human" and frame.key == "text" and frame.is_end
 
 
 async def test_barge_in_stops_the_reply_and_answers_the_interruption(daemon, speak) -> None:
@@ -33,10 +17,10 @@ async def test_barge_in_stops_the_reply_and_answers_the_interruption(daemon, spe
         await a.say_text("Tell me a long story about a brave dragon and a small village.")
         await b.say_text("Tell me a long story about a ship at sea.")
         # A hears the start of its reply, then talks over it.
-        await frames_until(a, lambda got: any(k == "audio" and f.pcm for k, f, _ in got))
+        got = await frames_until(a, lambda got: any(k == "audio" and f.pcm for k, f, _ in got))
         talking_from = time.monotonic()
         await a.speak(interruption, realtime=True)
-        got = await frames_until(a, lambda got: sum(map(is_text_end, got)) >= 2)
+        await frames_until(a, lambda got: sum(map(is_text_end, got)) >= 2, got=got)
         stops = [f for k, f, at in got if k == "command" and f.name == "stop"]
         assert stops and stops[0].args == {"reason": "barge-in"}
         stop_at = next(at for k, f, at in got if k == "command")

@@ -11,11 +11,10 @@ import time
 
 import pytest
 
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import Topics, decode
 from fayd.testing.harness import DaemonProcess
 
-from .conftest import FIRMWARE_LIB, FirmwareProcess, micropython
+from .conftest import FIRMWARE_LIB, FirmwareProcess, frames_until, is_text_end, micropython
 from .test_firmware_mqtt import daemon_config
 
 needs_firmware = pytest.mark.skipif(
@@ -29,20 +28,6 @@ def say(daemon: DaemonProcess, text: str, user: str = "ann", *more: str) -> dict
     assert done.returncode == 0, done.stderr
     reply, decision = done.stdout.rstrip("\n").rsplit("\n", 1)
     return {"reply": reply, "decision": json.loads(decision)}
-
-
-async def frames_until(device: SimDevice, done, within_s: float = 120.0) -> list:
-    got: list = []
-    async with asyncio.timeout(within_s):
-        while not done(got):
-            kind, frame, at = await device.received.get()
-            got.append((kind, frame, at))
-    return got
-
-
-def _text_end(item: tuple) -> bool:
-    kind, frame, _ = item
-    return kind == "human" and frame.key == "text" and frame.is_end
 
 
 def waves(fw: FirmwareProcess) -> int:
@@ -72,16 +57,22 @@ async def test_stop_stops_the_reply_at_once_and_says_nothing(daemon: DaemonProce
     async with daemon.sim("stop-1") as device:
         await device.hello(roles=("mic", "speaker"))
         await device.say_text("Tell me a long story about a sailor and his dog, please.")
-        await frames_until(device, lambda got: any(k == "audio" and f.pcm for k, f, _ in got))
+        # One history: the story's closing text frame may come before the stop command.
+        seen = await frames_until(
+            device, lambda got: any(k == "audio" and f.pcm for k, f, _ in got)
+        )
         asked = time.monotonic()
         await device.say_text("stop")
-        got = await frames_until(
-            device, lambda got: any(k == "command" and f.name == "stop" for k, f, _ in got), 10
+        await frames_until(
+            device,
+            lambda got: any(k == "command" and f.name == "stop" for k, f, _ in got),
+            10,
+            seen,
         )
-        stopped = next(at for k, f, at in got if k == "command" and f.name == "stop")
+        stopped = next(at for k, f, at in seen if k == "command" and f.name == "stop")
         assert stopped - asked < 2.0  # not after the story: now
         # The story's closing frames come; then nothing more is said for "stop".
-        await frames_until(device, lambda got: any(map(_text_end, got)))
+        await frames_until(device, lambda got: any(map(is_text_end, got)), got=seen)
         later = []
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(3):
@@ -166,7 +157,7 @@ async def test_what_time_is_it_by_voice(daemon: DaemonProcess, speak) -> None:
     async with daemon.sim("clock-1") as device:
         await device.hello(roles=("mic", "speaker"))
         await device.speak(speak("What time is it?"))
-        got = await frames_until(device, lambda got: any(map(_text_end, got)))
+        got = await frames_until(device, lambda got: any(map(is_text_end, got)))
     states = [f.value for k, f, _ in got if k == "human" and f.key == "log"]
     texts = [f.text for k, f, _ in got if k == "human" and f.key == "text" and f.text]
     assert states[-1] == "thinking" and "listening" in states
