@@ -102,6 +102,8 @@ class Daemon:
         self.ready = False
         self.engines = Engines()
         self.parts: Parts | None = None
+        #: Set once the parts are built: inbound frames wait for it.
+        self._built = asyncio.Event()
         self.broker: EmbeddedBroker | None = None
         self.store: Store | None = None
         self.backups: NightlyBackup | None = None
@@ -159,6 +161,9 @@ class Daemon:
             lock.close()
             raise
         try:
+            # The broker first: devices reconnect (and queue their unacked events) while
+            # the models load, instead of after (a restart's recovery, issue 14).
+            await self._start_transport()
             self.notifier.status("loading models")
             self.engines = await asyncio.to_thread(load_engines, cfg)
             await self._start_components(stop)
@@ -175,9 +180,10 @@ class Daemon:
             lock.close()
             log.info("stopped")
 
-    async def _start_components(self, stop: asyncio.Event) -> None:
-        cfg, store = self.cfg, self.store
-        assert store is not None
+    async def _start_transport(self) -> None:
+        """The broker (when embedded) and fayd's link to it, and the serial watcher: frames
+        that come in before the agent is built wait for it (``_inbound``)."""
+        cfg = self.cfg
         self.link = MqttLink(
             Topics(cfg.mqtt.prefix),
             self._inbound,
@@ -199,6 +205,17 @@ class Daemon:
                 queue_size=cfg.serial.queue_size,
                 max_backoff=cfg.serial.max_backoff_s,
             )
+        if cfg.mqtt.url == "embedded":
+            self.broker = await asyncio.to_thread(self._embedded_broker)
+            # The broker admits fayd and the added devices only, each device to its own
+            # topics; fayd logs in as its all-topics user.
+            self.link.username, self.link.password = self.broker.credentials
+            self.supervisor.start("broker", self.broker.run)
+        self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
+
+    async def _start_components(self, stop: asyncio.Event) -> None:
+        cfg, store = self.cfg, self.store
+        assert store is not None
         topics = self.link.topics
 
         def announce(alert: Alert) -> None:
@@ -208,16 +225,10 @@ class Daemon:
         parts = self.parts = build(cfg, store, self.engines, sender, announce)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
+        self._built.set()
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
         self.api = ApiServer(build_app(self), cfg.api.host, self.ports.api, token)
 
-        if cfg.mqtt.url == "embedded":
-            self.broker = await asyncio.to_thread(self._embedded_broker)
-            # The broker admits fayd and the added devices only, each device to its own
-            # topics; fayd logs in as its all-topics user.
-            self.link.username, self.link.password = self.broker.credentials
-            self.supervisor.start("broker", self.broker.run)
-        self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
         backups = folder_of(cfg.state_dir)
         self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))
         self.supervisor.start("backup", self.backups.run)
@@ -278,6 +289,10 @@ class Daemon:
                 await event.wait()
 
         self.supervisor.on_failure = first_failure
+        for name in listening:  # the broker started before the models: it may have failed
+            state = self.supervisor.states.get(name)
+            if state is not None and state.failures:
+                first_failure(name, state.last_error or "failed")
         started = asyncio.ensure_future(all_listening())
         try:
             await asyncio.wait({started, failed}, timeout=15, return_when=asyncio.FIRST_COMPLETED)
@@ -346,6 +361,7 @@ class Daemon:
         return await self.serial.release(port, seconds)
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
+        await self._built.wait()  # frames of the model-loading seconds wait here
         assert self.parts is not None
         ota = self.parts.ota
         if ota.watching(device):  # acks and hellos of a firmware update

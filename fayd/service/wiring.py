@@ -28,6 +28,7 @@ from fayd.devices.microphones import Microphones
 from fayd.devices.ota import OtaManager
 from fayd.devices.registry import DeviceRegistry
 from fayd.devices.sensors import EventMemory, EventWriter
+from fayd.embedding.remembered import RememberedVectors
 from fayd.errors import ConfigError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
@@ -35,6 +36,9 @@ from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
 from fayd.service.engines import Engines
 from fayd.store import Store
+
+#: The router's example phrases, embedded (fayd.embedding.remembered), in state_dir/cache.
+EXAMPLE_VECTORS = "example-vectors.npz"
 
 
 @dataclass
@@ -103,9 +107,13 @@ def understanding(
     extra = [Path(cfg.agent.intents)] if cfg.agent.intents else []
     examples = load_examples(extra)
     embedder = engines.embedder
+    if embedder is not None:
+        embedder = RememberedVectors(embedder, cfg.state_dir / "cache" / EXAMPLE_VECTORS)
     intents = IntentClassifier(embedder, examples) if embedder is not None else None
     qa = QaTable.load(cfg.agent.qa_csv or DEFAULT_QA, skills.names)
     router = Router(embedder, intents, qa)
+    if isinstance(embedder, RememberedVectors):
+        embedder.save()  # the examples' vectors, for the next start
     return Understanding(router, skills, devices, memory, Preferences(store), household_zone(cfg))
 
 
