@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 
 import aiomqtt
 import pytest
@@ -97,3 +98,25 @@ async def test_full_outbox_drops_and_counts() -> None:
     results = [link.send("d1", Command("stop")) for _ in range(5)]
     assert results == [True, True, True, False, False]
     assert link.status.dropped == 2
+
+
+@needs_mosquitto
+async def test_the_link_beats_only_while_its_pings_come_back(broker: Broker) -> None:
+    """Connected but wedged (the broker frozen: the socket open, nothing answered) is
+    "stalled" (fayd.beat.Pulse); the beats resume when the broker does."""
+    assert broker.proc is not None
+    async with running_link(broker.url, ping_s=0.2) as (link, _):
+        async with asyncio.timeout(10):
+            await link.connected.wait()
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(1.0)
+        assert loop.time() - link.pulse.last < 2 * link.pulse.every_s
+        broker.proc.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(1.5)
+            assert loop.time() - link.pulse.last > 2 * link.pulse.every_s
+        finally:
+            broker.proc.send_signal(signal.SIGCONT)
+        async with asyncio.timeout(10):
+            while loop.time() - link.pulse.last > 2 * link.pulse.every_s:
+                await asyncio.sleep(0.05)

@@ -35,6 +35,12 @@ class Topics:
     def daemon_status(self) -> str:
         return f"{self.prefix}/daemon/status"
 
+    @property
+    def daemon_ping(self) -> str:
+        """fayd's own heartbeat through the broker (fayd.transport.mqtt): only fayd's
+        all-topics account may publish or read it."""
+        return f"{self.prefix}/daemon/ping"
+
     def alert(self, alert_id: str) -> str:
         return f"{self.prefix}/alerts/{alert_id}"
 

@@ -211,7 +211,7 @@ class Daemon:
             # topics; fayd logs in as its all-topics user.
             self.link.username, self.link.password = self.broker.credentials
             self.supervisor.start("broker", self.broker.run)
-        self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url))
+        self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url), self.link.pulse)
 
     async def _start_components(self, stop: asyncio.Event) -> None:
         cfg, store = self.cfg, self.store

@@ -17,11 +17,14 @@ from urllib.parse import urlsplit
 import aiomqtt
 import paho.mqtt.client as paho
 
-from fayd.beat import until_beat
+from fayd.beat import Pulse, until_beat
 from fayd.errors import ConfigError
 from fayd.protocol import AudioChunk, Topics, encode
 
 log = logging.getLogger(__name__)
+
+#: Seconds between pings through the broker (the link's Pulse).
+PING_S = 30.0
 
 #: Called for every uplink message: (device, kind, payload).
 Inbound = Callable[[str, str, bytes], Awaitable[None]]
@@ -86,6 +89,7 @@ class MqttLink:
         keepalive: int = 30,
         queue_size: int = 512,
         max_backoff: float = 30.0,
+        ping_s: float = PING_S,
     ) -> None:
         self.topics = topics
         self.inbound = inbound
@@ -97,6 +101,11 @@ class MqttLink:
         self.outbox: asyncio.Queue[tuple[str, bytes, int, bool]] = asyncio.Queue(queue_size)
         self.status = LinkStatus()
         self.connected = asyncio.Event()
+        #: Proof of life: a ping through the broker and back (connected), or the wait
+        #: before the next try (not). A link that is connected but gets nothing back is
+        #: wedged: the supervisor says "stalled". Not essential: restarting fayd does not
+        #: mend a broker.
+        self.pulse = Pulse(ping_s)
 
     def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
         """Queue one frame for a device's downlink; False if it was dropped."""
@@ -123,6 +132,7 @@ class MqttLink:
         the embedded broker). Reconnects with exponential back-off; never returns."""
         backoff = 1.0
         while True:
+            self.pulse.beat()
             url = await url_source()
             host, port = parse_mqtt_url(url)
             self.status.url = url
@@ -137,6 +147,7 @@ class MqttLink:
                 if was_up:
                     backoff = 1.0
                 log.warning("mqtt: %s; retrying in %.0f s", self.status.last_error, backoff)
+                self.pulse.beat()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, self.max_backoff)
 
@@ -157,6 +168,7 @@ class MqttLink:
         ) as client:
             no_delay(client)
             await client.subscribe(self.topics.all_up, qos=1)
+            await client.subscribe(self.topics.daemon_ping, qos=0)
             online = json.dumps({"v": 1, "online": True}).encode()
             await client.publish(self.topics.daemon_status, online, qos=1, retain=True)
             self.status.connected = True
@@ -167,6 +179,7 @@ class MqttLink:
             loops = {
                 asyncio.create_task(self._publish_loop(client)),
                 asyncio.create_task(self._receive_loop(client)),
+                asyncio.create_task(self._ping_loop(client)),
             }
             try:
                 done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
@@ -184,8 +197,18 @@ class MqttLink:
             await client.publish(topic, payload, qos=qos, retain=retain, timeout=10)
             self.status.sent += 1
 
+    async def _ping_loop(self, client: aiomqtt.Client) -> None:
+        """A ping on the shared beat; the receive loop beats when it comes back."""
+        while True:
+            await asyncio.sleep(until_beat(self.pulse.every_s))
+            await client.publish(self.topics.daemon_ping, b"", qos=0, timeout=10)
+
     async def _receive_loop(self, client: aiomqtt.Client) -> None:
+        self.pulse.beat()  # just connected
         async for message in client.messages:
+            if message.topic.value == self.topics.daemon_ping:
+                self.pulse.beat()
+                continue
             parsed = self.topics.parse(message.topic.value)
             if parsed is None or parsed[1] != "up":
                 continue
