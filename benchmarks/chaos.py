@@ -3,8 +3,10 @@
     .venv/bin/python benchmarks/chaos.py [--quick] [--devices 3]
 
 The real daemon runs on a state folder of its own tmpfs (root: the full-disk fault mounts
-one), with its embedded mosquitto on fixed ports, as systemd would restart it. Protocol
-clients (aiomqtt, logged in as added devices) stream numbered sensor events at QoS 1 and
+one), with its embedded mosquitto on fixed ports, as systemd would restart it. The real
+firmware on MicroPython's unix port is one more sensor device (motion triggers injected
+twice a second, each numbered in its data). Protocol clients (aiomqtt, logged in as added
+devices) stream numbered sensor events at QoS 1 and
 resend the unacked as the firmware does (after RESEND_S, oldest first, a few per scan),
 reconnecting whenever the broker goes; a text turn (``POST /api/say``) is made every
 second; ``fayd status --json`` is polled every STATUS_EVERY_S (2 s). Faults, each followed
@@ -56,6 +58,7 @@ from fayd.devices.simulator import SimDevice
 from fayd.models.manifest import default_paths, load_manifest
 from fayd.protocol import SensorEvent, Topics, decode, encode
 from fayd.testing.disk import NoTmpfs, fill, small_disk, truncate_wal
+from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess, free_port
 
 TOPICS = Topics()
@@ -71,6 +74,9 @@ STATUS_EVERY_S = 2
 WATCHDOG_S = 30.0  # systemd/fayd.service WatchdogSec
 DISK_MB = 64
 VAD_PACKAGE, VAD_FILE = "silero_vad", "data/silero_vad.onnx"
+#: The real firmware's device, and its motion triggers a second.
+FIRMWARE_DEVICE = "chaos-fw"
+FIRMWARE_RATE = 2.0
 GARBAGE = b"not a model \x00\xff" * 64
 #: Poison: valid JSON with a lone surrogate, oversize frames, wrong types.
 POISON = [
@@ -94,7 +100,8 @@ class Log:
     acks: list[tuple[float, str, int]] = field(default_factory=list)
     turns: list[tuple[float, float, bool]] = field(default_factory=list)  # start, end, ok
     turn_errors: dict[str, int] = field(default_factory=dict)  # why a turn failed → count
-    statuses: list[tuple[float, str]] = field(default_factory=list)  # ready/not-ready/none
+    #: (answered at, ready/not-ready/none, asked at)
+    statuses: list[tuple[float, str, float]] = field(default_factory=list)
     faults: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -112,6 +119,9 @@ class Chaos:
         self.passwords: dict[str, str] = {}
         self.fault_times: list[float] = []  # when each fault was injected
         self.give_up = False  # the devices stop resending (the final wait ran out)
+        self.firmware: FirmwareProcess | None = None
+        self.firmware_sent = 0
+        self.firmware_skipped: str | None = None
 
     # --- the daemon --------------------------------------------------------------------
 
@@ -203,6 +213,45 @@ class Chaos:
                 reader.cancel()
                 await asyncio.gather(reader, return_exceptions=True)
 
+    async def firmware_device(self, rate: float) -> None:
+        """The real firmware (MicroPython's unix port) as a sensor: a motion trigger
+        injected ``rate`` times a second, each numbered in its data (``n``); the firmware
+        numbers, rings, resends and reconnects on its own."""
+        fw = self.firmware
+        assert fw is not None
+        n = 0
+        started = time.monotonic()
+        while not self.stop.is_set():
+            n += 1
+            fw.inject(sensor="motion", data={"n": n})
+            self.firmware_sent = n
+            await asyncio.sleep(max(0.0, started + n / rate - time.monotonic()))
+
+    def start_firmware(self) -> None:
+        assert self.daemon is not None
+        if micropython() is None or not (FIRMWARE_LIB / "umqtt" / "simple.py").exists():
+            self.firmware_skipped = (
+                "MicroPython unix port or umqtt missing: sh firmware/tools/host_setup.sh"
+            )
+            return
+        key = self.daemon.add_device(FIRMWARE_DEVICE)["key"]
+        config = {
+            "device": FIRMWARE_DEVICE,
+            "key": key,
+            "roles": ["sensor"],
+            "transport": "mqtt",
+            "mqtt": {
+                "host": "127.0.0.1",
+                "port": self.mqtt_port,
+                "keepalive_s": 10,
+                "backoff_max_s": 1,
+            },
+            "heartbeat_s": 5,
+            "sensor": {"resend_s": 1},
+        }
+        # Its flash (the ring) is not on the state tmpfs that the full-disk fault fills.
+        self.firmware = FirmwareProcess(self.root / "firmware", config).start()
+
     async def turns(self) -> None:
         token = read_token(self.state)
         headers = {"Authorization": f"Bearer {token}"}
@@ -249,7 +298,7 @@ class Chaos:
                 await proc.wait()
             # When it answered: what it said was true then (the CLI takes ~1 s to start, and
             # a start-up's API comes up meanwhile).
-            self.log.statuses.append((time.monotonic(), said))
+            self.log.statuses.append((time.monotonic(), said, began))
             await asyncio.sleep(max(0.0, began + STATUS_EVERY_S - time.monotonic()))
 
     # --- the faults --------------------------------------------------------------------
@@ -376,9 +425,12 @@ class Chaos:
         self.first_start_s = round(time.monotonic() - began, 1)
         for name in self.devices:
             self.passwords[name] = (await asyncio.to_thread(self.daemon_add, name))["mqtt_password"]
+        await asyncio.to_thread(self.start_firmware)
         started = self.started = time.monotonic()
         rate = 5.0
         workers = [asyncio.create_task(self.device(n, rate)) for n in self.devices]
+        if self.firmware is not None:
+            workers.append(asyncio.create_task(self.firmware_device(FIRMWARE_RATE)))
         turns = asyncio.create_task(self.turns())
         statuses = asyncio.create_task(self.statuses())
         settle = 8.0 if self.quick else 12.0
@@ -416,7 +468,28 @@ class Chaos:
         except TimeoutError:
             self.give_up = True
             await asyncio.gather(*workers, return_exceptions=True)
+        await self.firmware_drained(60.0)
         return self.result(time.monotonic() - started)
+
+    async def firmware_drained(self, within_s: float) -> None:
+        """Until every injected trigger is stored (the firmware resends what is unacked)."""
+        deadline = time.monotonic() + within_s
+        while self.firmware is not None and time.monotonic() < deadline:
+            if len(set(self.firmware_stored())) >= self.firmware_sent:
+                return
+            await asyncio.sleep(0.5)
+
+    def firmware_stored(self) -> list[int]:
+        """The ``n`` of each event of the firmware stored (a repeat is a duplicate)."""
+        conn = sqlite3.connect(self.state / "fayd.db", timeout=30)
+        try:
+            rows = conn.execute(
+                "SELECT data FROM device_events WHERE device = ? AND sensor = 'motion'",
+                [FIRMWARE_DEVICE],
+            ).fetchall()
+        finally:
+            conn.close()
+        return [json.loads(data).get("n") for (data,) in rows if '"n"' in data]
 
     def result(self, seconds: float) -> dict[str, Any]:
         assert self.daemon is not None
@@ -429,6 +502,21 @@ class Chaos:
         sent = sum(len(s) for s in self.log.sent.values())
         lost = sum(len(self.log.sent[d] - set(stored[d])) for d in self.devices)
         dups = sum(len(stored[d]) - len(set(stored[d])) for d in self.devices)
+        firmware: dict[str, Any] = {"skipped": self.firmware_skipped}
+        if self.firmware is not None:
+            got = self.firmware_stored()
+            fw_lost = len(set(range(1, self.firmware_sent + 1)) - set(got))
+            fw_dups = len(got) - len(set(got))
+            firmware = {
+                "events_sent": self.firmware_sent,
+                "events_stored": len(set(got)),
+                "lost": fw_lost,
+                "duplicates": fw_dups,
+            }
+            sent += self.firmware_sent
+            lost += fw_lost
+            dups += fw_dups
+            stored[FIRMWARE_DEVICE] = got
         recoveries = [f["recovery_s"] for f in self.log.faults.values()]
         lies = self.status_lies(self.started)
         hangs = sum(1 for r in recoveries if r is None)
@@ -447,7 +535,7 @@ class Chaos:
             "status_lies": len(lies) * STATUS_EVERY_S,
             "status_lie_at_s": lies,
             "status_unanswered_s": STATUS_EVERY_S
-            * sum(1 for _, s in self.log.statuses if s == "none"),
+            * sum(1 for _, s, _ in self.log.statuses if s == "none"),
             "faults": self.log.faults,
             "targets_met": {
                 "lost": lost == 0,
@@ -458,9 +546,7 @@ class Chaos:
                     n: (f["recovery_s"] or 1e9) <= 10 for n, f in self.log.faults.items()
                 },
             },
-            "skipped": {
-                "firmware_device": "protocol clients only: the unix-port firmware is not driven"
-            },
+            "firmware_device": firmware,
             "first_start_s": self.first_start_s,
             "seconds": round(seconds, 1),
             "quick": self.quick,
@@ -476,15 +562,16 @@ class Chaos:
         timed out after it woke."""
         failed = [(b, e) for b, e, ok in self.log.turns if not ok]
 
-        def lied(when: float) -> bool:
+        def lied(when: float, asked: float) -> bool:
             near = [(b, e) for b, e in failed if when <= b <= when + STATUS_EVERY_S]
-            # A fault injected after the status, before the turn ended: it was true then.
-            return any(not any(when < f < e for f in self.fault_times) for _, e in near)
+            # A fault injected after the status was asked, before the turn ended: it was
+            # true when asked (a kill -9 while `fayd status` was on its way back).
+            return any(not any(asked < f < e for f in self.fault_times) for _, e in near)
 
         return [
             round(when - started, 1)
-            for when, said in self.log.statuses
-            if said == "ready" and lied(when)
+            for when, said, asked in self.log.statuses
+            if said == "ready" and lied(when, asked)
         ]
 
 
@@ -516,6 +603,8 @@ def main() -> None:
                 try:
                     result = asyncio.run(chaos.run())
                 finally:
+                    if chaos.firmware is not None:
+                        chaos.firmware.stop()
                     code = chaos.daemon.stop() if chaos.daemon else None
                     if chaos.daemon and chaos.daemon.proc and chaos.daemon.proc.poll() is None:
                         chaos.daemon.proc.kill()
@@ -526,6 +615,8 @@ def main() -> None:
         result["daemon_exit"] = code
         if args.keep_log:
             shutil.copyfile(root / "daemon.log", args.keep_log)
+            if chaos.firmware is not None:  # its log, beside the daemon's
+                shutil.copyfile(chaos.firmware.log, f"{args.keep_log}.firmware")
         print(json.dumps(result))
 
 

@@ -29,11 +29,14 @@ try:
     Device(load_config(path), parts[0] if len(parts) == 3 else ".", root).run()
 except Exception as exc:
     sys.print_exception(exc)
-    if sys.platform == "esp32" and _trial():
+    if sys.platform == "esp32":
         import time
 
         import machine
 
-        time.sleep(1)
-        machine.reset()  # boot.py finds the trial version unconfirmed and goes back
+        # A trial version: boot.py finds it unconfirmed and goes back. Any other crash: a
+        # board left at the REPL serves nobody until it is unplugged, so it starts again
+        # (its unacked events are on flash); the pause keeps a crash loop from racing.
+        time.sleep(1 if _trial() else 5)
+        machine.reset()
     raise

@@ -21,8 +21,7 @@ from fayd.auth import (
     verify_ota_signature,
 )
 from fayd.auth.device_keys import ota_message
-
-from .conftest import FIRMWARE, micropython
+from fayd.testing.firmware import FIRMWARE, micropython
 
 
 def test_the_token_is_made_once_private_and_kept(tmp_path: Path, monkeypatch) -> None:

@@ -16,9 +16,9 @@ from fayd.devices.actions import DeviceActions
 from fayd.devices.registry import DeviceRegistry
 from fayd.protocol import Action, Topics, decode
 from fayd.store import Store
+from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.transport.mqtt import MqttLink
 
-from .conftest import FIRMWARE_LIB, FirmwareProcess, micropython
 from .test_firmware_mqtt import mqtt_config
 
 pytestmark = pytest.mark.skipif(

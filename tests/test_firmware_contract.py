@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from fayd.speech.audio import float_to_pcm16
+from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess
 
-from .conftest import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
 from .test_daemon_e2e import stored_messages, words
 from .test_firmware_mqtt import daemon_config, status_device
 

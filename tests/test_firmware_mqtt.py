@@ -10,9 +10,8 @@ import sqlite3
 from pathlib import Path
 
 from fayd.agent.expression import load_rules
+from fayd.testing.firmware import FIRMWARE, FirmwareProcess
 from fayd.testing.harness import DaemonProcess
-
-from .conftest import FIRMWARE, FirmwareProcess
 
 MOTIONS = json.loads((FIRMWARE / "fayd_fw" / "motions.json").read_text())["behaviors"]
 SERVOS = {

@@ -22,10 +22,10 @@ import pytest
 from fayd.auth import ota_signature, read_token
 from fayd.devices.ota import DeviceRefused, OtaFile, OtaManager
 from fayd.protocol import Topics
+from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess
 from fayd.transport.mqtt import MqttLink
 
-from .conftest import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
 from .test_firmware_mqtt import daemon_config, mqtt_config, status_device
 
 pytestmark = pytest.mark.skipif(

@@ -14,8 +14,7 @@ import pytest
 
 from fayd.protocol import AudioChunk, Hello, SensorEvent, decode
 from fayd.protocol.serial import SerialDecoder, encode_packet
-
-from .conftest import FIRMWARE, FIRMWARE_LIB, micropython
+from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, micropython
 
 pytestmark = pytest.mark.skipif(
     micropython() is None, reason="MicroPython unix port missing: sh firmware/tools/host_setup.sh"

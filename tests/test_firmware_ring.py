@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import FIRMWARE, micropython
+from fayd.testing.firmware import FIRMWARE, micropython
 
 PRELUDE = """
 import json, os
@@ -109,3 +109,26 @@ def test_the_ring_file_of_earlier_firmware_is_taken_over(tmp_path: Path) -> None
     state = boot(tmp_path, f"p = r.payload(8)\n{STATE[:-1]}, eight=json.loads(p))")
     assert state["pending"] == [7, 8] and state["seq"] == 8 and state["eight"] == frames[1]
     assert not (tmp_path / "events.ring").exists()
+
+
+def test_a_resend_that_finds_the_link_gone_queues_everything_again(tmp_path: Path) -> None:
+    """The chaos benchmark's crash (KeyError in Sensor._resend): a send that loses the link
+    empties the sent table while the resend scan walks it."""
+    script = """
+import time
+from fayd_fw.sensor import Sensor
+calls = []
+def send(kind, payload):
+    calls.append(kind)
+    if len(calls) > 3:  # the first resend finds the link gone
+        s.link_lost()
+        return False
+    return True
+s = Sensor({'state_dir': FOLDER, 'sensor': {'resend_s': 0}}, send)
+for i in range(3):
+    s.event('door', {'open': True})
+s._resend(time.ticks_add(time.ticks_ms(), 1000), 8)
+out(queue=s.queue, sent=sorted(s.sent), calls=len(calls))
+""".replace("FOLDER", repr(str(tmp_path)))
+    state = boot(tmp_path, script)
+    assert state == {"queue": [1, 2, 3], "sent": [], "calls": 4}

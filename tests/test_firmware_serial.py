@@ -11,9 +11,9 @@ import subprocess
 
 import pytest
 
+from fayd.testing.firmware import FirmwareProcess
 from fayd.testing.harness import DaemonProcess
 
-from .conftest import FirmwareProcess
 from .test_firmware_mqtt import SERVOS
 
 
@@ -86,7 +86,9 @@ def test_serial_hello_turn_unplug_and_replug(make_daemon, pty_pair, firmware) ->
 def test_serial_over_the_boards_own_usb_console(make_daemon, tmp_path, firmware) -> None:
     """serial.uart "usb": the firmware's console (on an ESP32-S3 its own USB port; here the
     process's stdin/stdout, joined to a PTY by socat) is the link, so no adapter is wired."""
-    from .conftest import FIRMWARE, FIRMWARE_LIB, SOCAT, micropython
+    from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, micropython
+
+    from .conftest import SOCAT
 
     if SOCAT is None:
         pytest.skip("socat not installed (./install.sh installs it)")

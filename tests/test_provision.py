@@ -32,10 +32,11 @@ from fayd.devices.provision import (
     read_template,
 )
 from fayd.errors import FaydError
+from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, micropython
 from fayd.testing.harness import DaemonProcess
 from fayd.transport.hotplug import SerialWatcher
 
-from .conftest import FIRMWARE, FIRMWARE_LIB, MOSQUITTO, SOCAT, PtyPair, micropython
+from .conftest import MOSQUITTO, SOCAT, PtyPair
 from .test_serial_link import Inbox, running, until
 
 ROOT = Path(__file__).parents[1]

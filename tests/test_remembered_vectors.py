@@ -55,7 +55,7 @@ def test_a_changed_list_drops_old_phrases(embedder, tmp_path) -> None:
     first.embed(PHRASES)
     first.save()
     second = RememberedVectors(embedder, path)
-    second.embed(PHRASES[:1] + ["good morning"])
+    second.embed([*PHRASES[:1], "good morning"])
     second.save()
     with np.load(path) as saved:
         assert sorted(saved["texts"].tolist()) == sorted([PHRASES[0], "good morning"])

@@ -16,10 +16,10 @@ import pytest
 
 from fayd.auth import mqtt_password
 from fayd.protocol import SensorEvent, Topics, encode
+from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess
 from fayd.transport.mqtt import parse_mqtt_url
 
-from .conftest import FIRMWARE_LIB, FirmwareProcess, micropython
 from .test_firmware_mqtt import daemon_config, mqtt_config
 
 needs_firmware = pytest.mark.skipif(

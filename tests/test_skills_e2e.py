@@ -12,9 +12,10 @@ import time
 import pytest
 
 from fayd.protocol import Topics, decode
+from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess
 
-from .conftest import FIRMWARE_LIB, FirmwareProcess, frames_until, is_text_end, micropython
+from .conftest import frames_until, is_text_end
 from .test_firmware_mqtt import daemon_config
 
 needs_firmware = pytest.mark.skipif(

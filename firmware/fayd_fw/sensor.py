@@ -85,11 +85,15 @@ class Sensor:
         for seq in sorted(self.sent):
             if limit <= 0:
                 return
-            if time.ticks_diff(now, self.sent[seq]) <= self.resend_ms:
+            # send() may lose the link (link_lost empties self.sent) or take an ack.
+            last = self.sent.get(seq)
+            if last is None or time.ticks_diff(now, last) <= self.resend_ms:
                 continue
             payload = self.ring.payload(seq)
             if payload is None:
-                del self.sent[seq]
+                self.sent.pop(seq, None)
             elif self.send("event", payload):
                 self.sent[seq] = now
                 limit -= 1
+            else:
+                return  # the link is down: everything is queued again when it is back

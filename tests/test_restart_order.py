@@ -1,0 +1,75 @@
+"""After a crash, devices get back in while the models load (issue 14: a killed daemon back
+within seconds): the embedded broker starts first, and a device's frames sent before the
+daemon is ready wait for the agent and are answered, not lost."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import aiomqtt
+
+from fayd.protocol import SensorEvent, Topics, decode, encode
+from fayd.testing.harness import DaemonProcess, free_port
+
+from .conftest import needs_mosquitto
+
+TOPICS = Topics()
+
+
+@needs_mosquitto
+async def test_a_device_reconnects_before_ready_and_its_event_is_acked(tmp_path) -> None:
+    port = free_port()
+    daemon = DaemonProcess(tmp_path / "state", {"FAYD_MQTT_EMBEDDED_PORT": str(port)}).start()
+    try:
+        login = daemon.add_device("hall-1")
+        assert daemon.proc is not None
+        os.kill(daemon.proc.pid, signal.SIGKILL)  # its broker dies with it (PDEATHSIG)
+        daemon.proc.wait(10)
+        daemon.start(wait_ready=False)
+        runtime = daemon.state / "runtime.json"
+
+        client = None
+        async with asyncio.timeout(60):
+            while client is None:
+                try:
+                    client = aiomqtt.Client(
+                        "127.0.0.1",
+                        port,
+                        identifier="hall-1",
+                        username="hall-1",
+                        password=login["mqtt_password"],
+                        timeout=5,
+                    )
+                    await client.__aenter__()
+                except aiomqtt.MqttError:
+                    client = None
+                    await asyncio.sleep(0.05)
+        try:
+            # In before the daemon said ready (the models take seconds to load).
+            assert not runtime.exists()
+            await client.subscribe(TOPICS.down("hall-1", "ack"), qos=1)
+            hello = b'{"v":1,"device":"hall-1","roles":["sensor"]}'
+            await client.publish(TOPICS.up("hall-1", "hello"), hello, qos=1, retain=True)
+            event = SensorEvent(seq=1, sensor="door", ts=0.0, data={"open": True})
+
+            async def resend() -> None:  # as the firmware does, until acked
+                while True:
+                    await client.publish(TOPICS.up("hall-1", "event"), encode(event), qos=1)
+                    await asyncio.sleep(1.0)
+
+            resending = asyncio.create_task(resend())
+            try:
+                async with asyncio.timeout(180):
+                    async for message in client.messages:
+                        ack = decode("ack", bytes(message.payload))
+                        if int(ack.ref) == 1:  # type: ignore[attr-defined]
+                            break
+            finally:
+                resending.cancel()
+            assert runtime.exists()  # answered once the agent was built
+        finally:
+            await client.__aexit__(None, None, None)
+    finally:
+        assert daemon.stop() == 0, daemon.log_text()
