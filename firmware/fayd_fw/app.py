@@ -31,7 +31,7 @@ class Device:
         confirm_s = cfg.get("ota", {}).get("confirm_s", 300)
         self.ota = Ota(root or base_dir, self.fw, confirm_s, self.id, cfg.get("key", ""))
         self.heard = False  # a frame from fayd since the link came up (confirms an update)
-        self.robot = self.screen = self.speaker = self.mic = self.sensor = None
+        self.robot = self.screen = self.speaker = self.mic = self.sensor = self.drivers = None
         if "robot" in self.roles:
             from fayd_fw.robot import Robot
 
@@ -52,6 +52,9 @@ class Device:
             from fayd_fw.sensor import Sensor
 
             self.sensor = Sensor(cfg, self.send, root)
+            from fayd_fw.drivers import Drivers
+
+            self.drivers = Drivers(cfg, self.sensor)  # the parts in config's "sensor"
         self.inputs = hw.Inputs(cfg)
         if cfg.get("transport", "mqtt") == "serial":
             from fayd_fw.transport_uart import UartLink
@@ -282,6 +285,8 @@ class Device:
                 hw.log("input %r: %s" % (item, exc))
         if self.mic:
             self.mic.tick(now)
+        if self.drivers:
+            self.drivers.tick(now)
         if self.robot:
             self.robot.tick(now)
         if self.screen:

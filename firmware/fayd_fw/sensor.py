@@ -20,20 +20,28 @@ class Sensor:
         self.send = send
         self.acked = 0
         self.sent = {}  # seq -> ticks_ms when last sent, for events awaiting their ack
+        self.urgent = set()  # unacked urgent seqs: first in the queue after a link loss
         self.last_sync = self.last_scan = time.ticks_ms()
         self.link_lost()
 
-    def event(self, sensor, data):
+    def event(self, sensor, data, urgent=False):
+        """Keep (on flash) and send one event. ``urgent`` (a panic press, a fall): when it
+        cannot go now it is the first sent once the link is back, before older events."""
         seq, payload = self.ring.add(sensor, data, hw.now_s())
-        hw.record("sensor", seq=seq, sensor=sensor)
-        self._send(seq, payload)
+        hw.record("sensor", seq=seq, sensor=sensor, data=data)
+        self._send(seq, payload, urgent)
         return seq
 
-    def _send(self, seq, payload):
+    def _send(self, seq, payload, urgent=False):
+        if urgent:
+            self.urgent.add(seq)
         if self.send("event", payload):
             self.sent[seq] = time.ticks_ms()
             return True
-        self.queue.append(seq)  # seqs only grow: the queue stays oldest first
+        if urgent:
+            self.queue.insert(self.qi, seq)  # next to go, ahead of the unsent backlog
+        else:
+            self.queue.append(seq)  # seqs only grow: the queue stays oldest first
         return False
 
     def on_ack(self, ref):
@@ -42,13 +50,15 @@ class Sensor:
         except ValueError:
             return
         self.sent.pop(seq, None)
+        self.urgent.discard(seq)
         if self.ring.ack(seq):
             self.acked += 1
             hw.record("sensor", acked=seq, pending=len(self.ring.pending))
 
     def link_lost(self):
         """Everything unacked is sent again, oldest first, once the link is back."""
-        self.queue = sorted(self.ring.pending)
+        first = sorted(s for s in self.urgent if s in self.ring.pending)
+        self.queue = first + sorted(s for s in self.ring.pending if s not in self.urgent)
         self.qi = 0
         self.sent = {}
 
