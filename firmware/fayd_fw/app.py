@@ -52,9 +52,6 @@ class Device:
             from fayd_fw.sensor import Sensor
 
             self.sensor = Sensor(cfg, self.send, root)
-            from fayd_fw.drivers import Drivers
-
-            self.drivers = Drivers(cfg, self.sensor)  # the parts in config's "sensor"
         self.inputs = hw.Inputs(cfg)
         if cfg.get("transport", "mqtt") == "serial":
             from fayd_fw.transport_uart import UartLink
@@ -67,6 +64,10 @@ class Device:
             from fayd_fw.transport_mqtt import MqttLink
 
             self.link = MqttLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
+        if self.sensor:
+            from fayd_fw.drivers import Drivers
+
+            self.drivers = Drivers(cfg, self.sensor)  # the parts in config's "sensor"
         self.hb_ms = int(cfg.get("heartbeat_s", 30) * 1000)
         self.hb_seq = 0
         self.last_hb = time.ticks_ms()

@@ -25,7 +25,7 @@ class Pad:
         self.next = time.ticks_ms()
 
     def level(self):
-        pct = self.adc.read_u16() * 100 // 65535
+        pct = (self.adc.read_u16() * 100 + 32767) // 65535  # rounded
         return 100 - pct if self.invert else pct
 
     def tick(self, now):
