@@ -32,14 +32,24 @@ class Sensor:
         self._send(seq, payload, urgent)
         return seq
 
+    def _out(self, seq, payload, now):
+        """Send one kept event; False when the link is down."""
+        if not self.send("event", payload):
+            return False
+        self.sent[seq] = now
+        hw.record("sensor", sent=seq)
+        return True
+
     def _send(self, seq, payload, urgent=False):
         if urgent:
             self.urgent.add(seq)
-        if self.send("event", payload):
-            self.sent[seq] = time.ticks_ms()
+        if self._out(seq, payload, time.ticks_ms()):
             return True
-        if urgent:
-            self.queue.insert(self.qi, seq)  # next to go, ahead of the unsent backlog
+        if urgent:  # ahead of the unsent backlog, after the urgent ones already waiting
+            at = self.qi
+            while at < len(self.queue) and self.queue[at] in self.urgent:
+                at += 1
+            self.queue.insert(at, seq)
         else:
             self.queue.append(seq)  # seqs only grow: the queue stays oldest first
         return False
@@ -77,10 +87,9 @@ class Sensor:
             payload = self.ring.payload(seq)
             if payload is None:
                 continue  # acked, or counted into the summary
-            if not self.send("event", payload):
+            if not self._out(seq, payload, now):
                 self.qi -= 1
                 return
-            self.sent[seq] = now
             limit -= 1
         if self.qi and self.qi == len(self.queue):
             self.queue, self.qi = [], 0
@@ -92,7 +101,7 @@ class Sensor:
             self.ring.sync_acks()
 
     def _resend(self, now, limit):
-        for seq in sorted(self.sent):
+        for seq in sorted(self.sent, key=lambda s: (s not in self.urgent, s)):  # urgent first
             if limit <= 0:
                 return
             if time.ticks_diff(now, self.sent[seq]) <= self.resend_ms:
@@ -100,6 +109,5 @@ class Sensor:
             payload = self.ring.payload(seq)
             if payload is None:
                 del self.sent[seq]
-            elif self.send("event", payload):
-                self.sent[seq] = now
+            elif self._out(seq, payload, now):
                 limit -= 1
