@@ -78,10 +78,13 @@ def _make(kind, spec, outlet):
 class Drivers:
     def __init__(self, cfg, sensor):
         section = cfg.get("sensor") or {}
-        self.parts = []  # [driver, outlet, name]
+        self.parts = []  # [driver, outlet, name, the last error logged]
         for kind in KINDS:
             specs = section.get(kind)
             for spec in specs if isinstance(specs, list) else [specs] if specs else []:
+                if not isinstance(spec, dict):
+                    hw.log("sensor.%s: must be an object (or a list of them)" % kind)
+                    continue
                 outlet = Outlet(sensor, spec.get("per_min", PER_MIN), spec.get("name"))
                 name = "sensor.%s%s" % (kind, "[%s]" % spec["name"] if "name" in spec else "")
                 try:
@@ -101,7 +104,7 @@ class Drivers:
             try:
                 driver.tick(now)
                 part[3] = None
-            except (FwError, OSError, ValueError) as exc:
+            except Exception as exc:  # one part's trouble must not stop the device
                 why = "%s: %s" % (name, _why(exc))
                 if why != last:  # once, not every loop (the driver's faults are events)
                     hw.log(why)

@@ -13,7 +13,7 @@ class Motion:
     def __init__(self, spec, emit):
         self.emit = emit
         self.sensor = spec.get("sensor", "motion")
-        self.input = Debounced(spec, spec.get("pull"), 0)
+        self.input = Debounced(spec, "down", 0)  # the pull keeps an unplugged PIR quiet
         self.active = spec.get("active", 1)
         self.hold_ms = int(spec.get("hold_s", 60) * 1000)
         self.ready = time.ticks_add(time.ticks_ms(), int(spec.get("warmup_s", 30) * 1000))
