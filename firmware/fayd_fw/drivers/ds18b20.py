@@ -64,9 +64,7 @@ class Ds18b20:
             self.ow.readinto(self.buf)
             why = _check(self.buf)
             if why is None:
-                raw = self.buf[0] | self.buf[1] << 8
-                raw = raw - 65536 if raw & 0x8000 else raw
-                return round(raw / 16, 2)
+                return celsius(self.buf)
         return why
 
     def _report(self, result):
@@ -77,6 +75,12 @@ class Ds18b20:
             return
         self.fault = None
         self.emit(self.sensor, {"value": result})
+
+
+def celsius(scratch):
+    """The temperature in a scratchpad: a signed 16-bit count of 1/16 °C, LSB first."""
+    raw = scratch[0] | scratch[1] << 8
+    return (raw - 65536 if raw & 0x8000 else raw) / 16  # exact: 1/16 is a binary fraction
 
 
 def _check(buf):
