@@ -99,3 +99,26 @@ print(json.dumps([setup, mpu.period_ms, two, lost, after, missing]))
     assert two == [[0.5, -1.0, 32767 / 4096], [0.0, 0.0, -8.0]]
     assert lost is None and after == []  # an overflow is told, and the FIFO starts again
     assert missing == 19  # ENODEV: nothing at that address
+
+
+def test_ds18b20_scratchpads_that_are_not_readings() -> None:
+    good = [0x91, 0x01, 0x4B, 0x46, 0x7F, 0xFF, 0x0F, 0x10]  # 25.0625 °C, 12-bit config
+    script = f"""
+from fayd_fw.drivers.ds18b20 import _check, crc8
+good = bytes({good})
+cases = {{
+    "good": good + bytes([crc8(good)]),
+    "flipped": bytes([good[0] ^ 1]) + good[1:] + bytes([crc8(good)]),
+    "no one": bytes([0xFF] * 9),
+    "shorted": bytes(9),
+    "power-on": bytes([0x50, 0x05]) + good[2:] + bytes([crc8(bytes([0x50, 0x05]) + good[2:])]),
+}}
+print(json.dumps({{k: _check(v) for k, v in cases.items()}}))
+"""
+    assert run(script) == {
+        "good": None,
+        "flipped": "crc",
+        "no one": "disconnected",
+        "shorted": "bad data",  # all zeros: its CRC is right (0), its config byte is not
+        "power-on": "power-on value",
+    }

@@ -109,6 +109,18 @@ def test_motion_onsets_with_a_hold_off(firmware, broker) -> None:
     assert 2500 <= times[2] - times[1] <= 3300  # the onset at 5 s
 
 
+def test_motion_ignored_while_the_pir_warms_up(firmware, broker) -> None:
+    fw = start(firmware, broker, "pir-2", motion={"pin": 14, "hold_s": 0, "warmup_s": 2})
+    booted = fw.records("boot")[0]["t"]
+    script(fw, {"pin": 14, "v": 1}, {"pin": 14, "v": 0, "ms": 300})  # just after power-up
+    settle(fw, 2500)
+    assert made(fw) == []
+    script(fw, {"pin": 14, "v": 1}, {"pin": 14, "v": 0, "ms": 300})
+    fw.wait_for(lambda _rows: made(fw), what="motion once warm")
+    [event] = fw.records("sensor")[:1]
+    assert event["sensor"] == "motion" and event["t"] - booted >= 2000
+
+
 def test_pressure_pad_with_hysteresis(firmware, broker) -> None:
     pad = {"pin": 1, "sensor": "chair", "on_pct": 60, "off_pct": 40, "hold_s": 0.3}
     fw = start(firmware, broker, "pad-1", pad={**pad, "every_ms": 20})
