@@ -85,6 +85,22 @@ def test_content_is_readable() -> None:
     )
     assert describe("panic", {}, "btn", at) == "Panic button pressed from btn at 09:12"
     assert describe("door", {"open": False}, "d", at) == "Door closed from d at 09:12"
+    # The firmware's drivers (docs/protocol.md, "Sensor events").
+    assert describe("door", {"open": True, "name": "front"}, "d", at) == (
+        "Door (front) opened from d at 09:12"
+    )
+    assert describe("fall", {"impact_g": 3.6, "free_fall_ms": 440}, "p", at) == (
+        "Fall detected from p at 09:12 (impact 3.6 g)"
+    )
+    assert describe("chair", {"occupied": True, "level": 75}, "c", at) == (
+        "Chair occupied from c at 09:12"
+    )
+    assert describe("temperature", {"value": -3.25}, "t", at) == (
+        "Temperature -3.25 °C from t at 09:12"
+    )
+    assert describe("temperature", {"fault": "crc"}, "t", at) == (
+        "Temperature sensor fault (crc) from t at 09:12"
+    )
     weird = describe("x\ny", {"k": "v" * 1000}, "d", at)
     assert weird.startswith("Sensor x\ny from d at 09:12: k ") and len(weird) < 400
     assert event_time(float("inf"), 5.0) == 5.0 and event_time(10.0, 5.0) == 5.0
@@ -131,6 +147,21 @@ async def test_events_become_tagged_nodes_once(store: Store) -> None:
         assert tag in first.tags
     assert "sensor:bed_time" in last.tags
     assert not await rememberer._one_batch()  # marked: nothing is remembered twice
+
+
+async def test_a_fall_matters_and_a_fall_sensors_fault_less(store: Store) -> None:
+    events = [
+        ("pendant", SensorEvent(seq=1, sensor="fall", data={"impact_g": 3.6})),
+        ("pendant", SensorEvent(seq=2, sensor="fall", data={"fault": "no accelerometer"})),
+    ]
+    store.call(reg.record_events, events)
+    memory = FakeMemory()
+    rememberer = EventMemory(store, memory, "household")  # type: ignore[arg-type]
+    await rememberer._one_batch()
+    [[fall, fault]] = memory.batches
+    assert fall.importance == 9.0 and fall.content.startswith("Fall detected from pendant")
+    assert fault.importance == 4.0
+    assert fault.content.startswith("Fall sensor fault (no accelerometer) from pendant")
 
 
 def devices_cli(state: Path):

@@ -64,6 +64,8 @@ IMPORTANCE = {
     "door": 2.0,
 }
 DEFAULT_IMPORTANCE = 2.0
+#: An event saying a part cannot be trusted ({"fault": ...}; a fall sensor's is no fall).
+FAULT_IMPORTANCE = 4.0
 FAY_TIME = "%Y/%m/%d %H:%M:%S"
 #: A device clock before this (2020-01-01) or over a day ahead is not trusted.
 EARLIEST_TS = 1_577_836_800
@@ -271,7 +273,9 @@ class EventMemory:
             content=describe(row["sensor"], data, row["device"], moment),
             username=row["user"] or self.default_user,
             tags=tags,
-            importance=IMPORTANCE.get(row["sensor"], DEFAULT_IMPORTANCE),
+            importance=FAULT_IMPORTANCE
+            if "fault" in data
+            else IMPORTANCE.get(row["sensor"], DEFAULT_IMPORTANCE),
             datetime=moment.strftime(FAY_TIME),
         )
 
@@ -319,6 +323,8 @@ def describe(sensor: str, data: dict[str, Any], device: str, moment: datetime) -
     """Readable content, e.g. "Blood pressure 152/96 from bp-cuff-1 at 09:12"."""
     where = f"from {device} at {moment:%H:%M}"
     name = sensor.strip()[:64] or "unknown"
+    if isinstance(data.get("fault"), str):  # the firmware's drivers: a part not to be trusted
+        return f"{name.capitalize()} sensor fault ({data['fault'][:200]}) {where}"
     if sensor == "bp" and "sys" in data and "dia" in data:
         pulse = f", pulse {_num(data['pulse'])}" if "pulse" in data else ""
         return f"Blood pressure {_num(data['sys'])}/{_num(data['dia'])}{pulse} {where}"
@@ -329,9 +335,13 @@ def describe(sensor: str, data: dict[str, Any], device: str, moment: datetime) -
     if sensor == "panic":
         return f"Panic button pressed {where}"
     if sensor == "door" and "open" in data:
-        return f"Door {'opened' if data['open'] else 'closed'} {where}"
-    if sensor == "bed" and "occupied" in data:
-        return f"Bed {'occupied' if data['occupied'] else 'empty'} {where}"
+        door = f"Door ({data['name']})" if isinstance(data.get("name"), str) else "Door"
+        return f"{door} {'opened' if data['open'] else 'closed'} {where}"
+    if sensor in ("bed", "chair") and "occupied" in data:
+        return f"{sensor.capitalize()} {'occupied' if data['occupied'] else 'empty'} {where}"
+    if sensor == "fall":
+        impact = f" (impact {_num(data['impact_g'])} g)" if "impact_g" in data else ""
+        return f"Fall detected {where}{impact}"
     if sensor == "motion":
         return f"Motion {where}" + (f" ({_fields(data)})" if data else "")
     if sensor == DROPPED and isinstance(data.get("events"), int):

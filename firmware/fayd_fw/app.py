@@ -31,7 +31,7 @@ class Device:
         confirm_s = cfg.get("ota", {}).get("confirm_s", 300)
         self.ota = Ota(root or base_dir, self.fw, confirm_s, self.id, cfg.get("key", ""))
         self.heard = False  # a frame from fayd since the link came up (confirms an update)
-        self.robot = self.screen = self.speaker = self.mic = self.sensor = None
+        self.robot = self.screen = self.speaker = self.mic = self.sensor = self.drivers = None
         if "robot" in self.roles:
             from fayd_fw.robot import Robot
 
@@ -64,6 +64,10 @@ class Device:
             from fayd_fw.transport_mqtt import MqttLink
 
             self.link = MqttLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
+        if self.sensor:
+            from fayd_fw.drivers import Drivers
+
+            self.drivers = Drivers(cfg, self.sensor)  # the parts in config's "sensor"
         self.hb_ms = int(cfg.get("heartbeat_s", 30) * 1000)
         self.hb_seq = 0
         self.last_hb = time.ticks_ms()
@@ -282,6 +286,8 @@ class Device:
                 hw.log("input %r: %s" % (item, exc))
         if self.mic:
             self.mic.tick(now)
+        if self.drivers:
+            self.drivers.tick(now)
         if self.robot:
             self.robot.tick(now)
         if self.screen:

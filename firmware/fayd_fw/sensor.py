@@ -20,20 +20,38 @@ class Sensor:
         self.send = send
         self.acked = 0
         self.sent = {}  # seq -> ticks_ms when last sent, for events awaiting their ack
+        self.urgent = set()  # unacked urgent seqs: first in the queue after a link loss
         self.last_sync = self.last_scan = time.ticks_ms()
         self.link_lost()
 
-    def event(self, sensor, data):
+    def event(self, sensor, data, urgent=False):
+        """Keep (on flash) and send one event. ``urgent`` (a panic press, a fall): when it
+        cannot go now it is the first sent once the link is back, before older events."""
         seq, payload = self.ring.add(sensor, data, hw.now_s())
-        hw.record("sensor", seq=seq, sensor=sensor)
-        self._send(seq, payload)
+        hw.record("sensor", seq=seq, sensor=sensor, data=data)
+        self._send(seq, payload, urgent)
         return seq
 
-    def _send(self, seq, payload):
-        if self.send("event", payload):
-            self.sent[seq] = time.ticks_ms()
+    def _out(self, seq, payload, now):
+        """Send one kept event; False when the link is down."""
+        if not self.send("event", payload):
+            return False
+        self.sent[seq] = now
+        hw.record("sensor", sent=seq)
+        return True
+
+    def _send(self, seq, payload, urgent=False):
+        if urgent:
+            self.urgent.add(seq)
+        if self._out(seq, payload, time.ticks_ms()):
             return True
-        self.queue.append(seq)  # seqs only grow: the queue stays oldest first
+        if urgent:  # ahead of the unsent backlog, after the urgent ones already waiting
+            at = self.qi
+            while at < len(self.queue) and self.queue[at] in self.urgent:
+                at += 1
+            self.queue.insert(at, seq)
+        else:
+            self.queue.append(seq)  # seqs only grow: the queue stays oldest first
         return False
 
     def on_ack(self, ref):
@@ -42,13 +60,15 @@ class Sensor:
         except ValueError:
             return
         self.sent.pop(seq, None)
+        self.urgent.discard(seq)
         if self.ring.ack(seq):
             self.acked += 1
             hw.record("sensor", acked=seq, pending=len(self.ring.pending))
 
     def link_lost(self):
         """Everything unacked is sent again, oldest first, once the link is back."""
-        self.queue = sorted(self.ring.pending)
+        first = sorted(s for s in self.urgent if s in self.ring.pending)
+        self.queue = first + sorted(s for s in self.ring.pending if s not in self.urgent)
         self.qi = 0
         self.sent = {}
 
@@ -67,10 +87,9 @@ class Sensor:
             payload = self.ring.payload(seq)
             if payload is None:
                 continue  # acked, or counted into the summary
-            if not self.send("event", payload):
+            if not self._out(seq, payload, now):
                 self.qi -= 1
                 return
-            self.sent[seq] = now
             limit -= 1
         if self.qi and self.qi == len(self.queue):
             self.queue, self.qi = [], 0
@@ -82,7 +101,7 @@ class Sensor:
             self.ring.sync_acks()
 
     def _resend(self, now, limit):
-        for seq in sorted(self.sent):
+        for seq in sorted(self.sent, key=lambda s: (s not in self.urgent, s)):  # urgent first
             if limit <= 0:
                 return
             # send() may lose the link (link_lost empties self.sent) or take an ack.
@@ -92,8 +111,7 @@ class Sensor:
             payload = self.ring.payload(seq)
             if payload is None:
                 self.sent.pop(seq, None)
-            elif self.send("event", payload):
-                self.sent[seq] = now
+            elif self._out(seq, payload, now):
                 limit -= 1
             else:
                 return  # the link is down: everything is queued again when it is back
