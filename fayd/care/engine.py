@@ -1,0 +1,382 @@
+"""The care engine: one supervised task that feeds the rules (fayd.care.evaluate) from the
+stored sensor events and a minute's tick, opens, folds and resolves alerts, climbs each
+alert's escalation ladder and sends the notifications.
+
+Durable by construction: a step's evaluation (event cursor, rule states, alerts opened or
+resolved, the notifications they queue) is one transaction, and so is each rung of a
+ladder; what leaves fayd afterwards (MQTT, speech, memory, Apprise) is driven from what was
+committed. A kill -9 at any point resumes from the last commit: a rung is queued once
+(``care_outbox`` is unique per alert, rung, caregiver and URL), and a notification is
+marked sent right after Apprise took it. The one window left: a crash between Apprise's
+answer and that commit sends that one notification again (at-least-once, never lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from datetime import tzinfo
+from typing import Any
+
+import sqlite_utils
+
+from fayd.beat import Pulse
+from fayd.care import ladder
+from fayd.care import records as rec
+from fayd.care.effects import Effects
+from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
+from fayd.care.notify import DeliveryError, private, retry_after
+from fayd.care.ports import Deliver
+from fayd.care.rules import Rule
+from fayd.protocol import Alert
+from fayd.store import Store
+
+log = logging.getLogger(__name__)
+
+#: Stored events read per step at most.
+EVENT_BATCH = 2000
+#: The engine looks at the time at least this often (missing-by, inactivity, silence).
+TICK_S = 60.0
+#: Notifications sent at once at most.
+SEND_BATCH = 8
+
+
+class CareEngine:
+    def __init__(
+        self,
+        store: Store,
+        deliver: Deliver,
+        effects: Effects,
+        zone: tzinfo,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.deliver = deliver
+        self.effects = effects
+        self.zone = zone
+        self.clock = clock
+        self.pulse = Pulse(TICK_S)
+        self._wake = asyncio.Event()
+        #: Calls for help raised by the agent (not stored as device events).
+        self._reports: list[Event] = []
+        self.sent = 0
+        self.send_failures = 0
+        effects.on_answer = self.answered
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """New events are stored, or an alert was acknowledged: look now."""
+        self._wake.set()
+
+    def report(self, alert: Alert) -> None:
+        """The emergency skill raised ``alert`` (someone asked for help aloud): an event of
+        sensor ``emergency`` for event rules; the care alert keeps the skill's id."""
+        data = {"said": alert.text, "alert_id": alert.id, **alert.detail}
+        user = alert.user or self.effects.default_user
+        self._reports.append(Event(0, alert.device or "voice", user, "emergency", alert.at, data))
+        self.wake()
+
+    # --- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        await self.store.run(_start_cursor)
+        for alert in await self.store.run(rec.alerts, ("open",)):
+            self.effects.publish(alert)  # retained: a crash before publishing is made good
+        while True:
+            self.pulse.beat()
+            try:
+                await self.step()
+            except Exception as exc:  # the disk, a bug in one rule: logged, tried again
+                log.error("care step failed (retrying): %s", exc, exc_info=True)
+            wait = await self._until_next()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
+            self._wake.clear()
+
+    async def step(self) -> None:
+        """One pass: new events and the tick, due rungs, due notifications."""
+        now = self.clock()
+        reports, self._reports = self._reports, []
+        changes = await self.store.run(self._evaluate, now, reports)
+        changes += await self.store.run(self._escalate, now)
+        for what, alert in changes:
+            self.effects.changed(what, alert)
+        await self._send_due(now)
+
+    async def _until_next(self) -> float:
+        now = self.clock()
+        due = await self.store.run(_next_deadline)
+        tick = TICK_S - now % TICK_S
+        return max(0.05, min(tick, (due - now) if due is not None else tick))
+
+    # --- evaluation (one transaction) -----------------------------------------------------
+
+    def _evaluate(
+        self, db: sqlite_utils.Database, now: float, reports: list[Event]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        rules = rec.rules(db)
+        kept = rec.state(db)
+        cursor = int(kept.get("cursor", 0))
+        events = rec.new_events(db, cursor, EVENT_BATCH)
+        if events:
+            cursor = events[-1].id
+        seen = rec.last_seen(db)
+        states = {r.name: kept.get(f"rule:{r.name}") or _first_state(r, seen) for r in rules}
+        decisions: list[tuple[Rule, Decision]] = []
+        for ev in [*events, *reports]:
+            for rule in rules:
+                decisions += [(rule, d) for d in on_event(rule, states[rule.name], ev, self.zone)]
+        for rule in rules:
+            decisions += [(rule, d) for d in on_tick(rule, states[rule.name], now, self.zone)]
+        changes = []
+        for rule, decision in decisions:
+            if isinstance(decision, Fire):
+                changes += self._fire(db, rule, decision, now)
+            elif isinstance(decision, Clear):
+                changes += self._clear(db, rule, decision, now)
+        rec.set_state(db, "cursor", cursor)
+        for name, value in states.items():
+            rec.set_state(db, f"rule:{name}", value)
+        if len(events) == EVENT_BATCH:
+            self._wake.set()  # more to read
+        return changes
+
+    def _fire(
+        self, db: sqlite_utils.Database, rule: Rule, fire: Fire, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        folding = [
+            a
+            for a in rec.alerts(db, ("open", "acknowledged"))
+            if a["rule"] == rule.name
+            and a["detail"].get("key", "") == fire.key
+            and (a["state"] == "open" or rule.kind != "event")
+        ]
+        if folding:  # de-duplication: the same cause again is counted, not raised again
+            rec.update_alert(db, folding[0]["id"], count=folding[0]["count"] + 1)
+            return []
+        closed = rec.last_closed(db, rule.name, fire.key)
+        if closed is not None and fire.at - closed < rule.cooldown_s:
+            return []
+        alert_id = fire.detail.get("alert_id") or f"c-{int(fire.at)}-{secrets.token_hex(2)}"
+        kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
+        ask = rule.checkin and self.effects.can_speak
+        if rule.checkin and not ask:
+            log.info("care alert %s: no speech wired, so no check-in; caregivers first", alert_id)
+        alert = {
+            "id": alert_id,
+            "rule": rule.name,
+            "user": rule.user,
+            "kind": kind,
+            "severity": rule.severity,
+            "text": fire.text,
+            "state": "open",
+            "opened_at": fire.at,
+            "step": ladder.CHECKIN if ask else -1,
+            "step_until": now + ladder.CHECKIN_S if ask else now,
+            "count": 1,
+            "closed_at": None,
+            "closed_by": None,
+            "detail": {**fire.detail, "key": fire.key, "answer": "" if ask else "skipped"},
+        }
+        if ask:
+            alert["detail"]["question"] = ladder.question(rule, fire.text)
+        rec.insert_alert(db, alert)
+        log.warning("care alert %s (%s) for %s: %s", alert_id, rule.name, rule.user, fire.text)
+        if not ask:  # straight to the first caregiver, in this same transaction
+            alert = self._climb(db, alert, rule, now)
+        return [("opened", alert)]
+
+    def _clear(
+        self, db: sqlite_utils.Database, rule: Rule, clear: Clear, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        out = []
+        for alert in rec.alerts(db, ("open", "acknowledged")):
+            if alert["rule"] == rule.name and alert["detail"].get("key", "") == clear.key:
+                out.append(("resolved", self.close(db, alert, "resolved", clear.why, now)))
+        return out
+
+    # --- the ladder -----------------------------------------------------------------------
+
+    def _escalate(self, db: sqlite_utils.Database, now: float) -> list[tuple[str, dict]]:
+        rules = {r.name: r for r in rec.rules(db)}
+        out = []
+        for alert in rec.alerts(db, ("open",)):
+            until, rule = alert["step_until"], rules.get(alert["rule"])
+            if until is None or until > now or rule is None:
+                continue
+            if alert["step"] == ladder.CHECKIN and not alert["detail"].get("answer"):
+                alert["detail"]["answer"] = "silence"
+            out.append(("escalated", self._climb(db, alert, rule, now)))
+        return out
+
+    def _climb(
+        self, db: sqlite_utils.Database, alert: dict[str, Any], rule: Rule, now: float
+    ) -> dict[str, Any]:
+        """The next rung: its caregiver's notifications queued, their time to acknowledge
+        set — all in the caller's transaction."""
+        step = alert["step"] + 1
+        until = None
+        if step < len(rule.ladder):
+            who, ack_s = rule.ladder[step]
+            body = ladder.notice(
+                alert["id"],
+                alert["user"],
+                alert["text"],
+                alert["opened_at"],
+                self.zone,
+                step,
+                alert["detail"].get("answer", ""),
+            )
+            title = f"fayd: {alert['severity']} alert for {alert['user']}"
+            self._queue(db, alert["id"], step, who, title, body, now)
+            until = now + ack_s
+            log.warning("care alert %s: telling %s (rung %d)", alert["id"], who, step + 1)
+        elif rule.ladder:
+            log.error("care alert %s: no caregiver acknowledged; all were told", alert["id"])
+        rec.update_alert(db, alert["id"], step=step, step_until=until, detail=alert["detail"])
+        return {**alert, "step": step, "step_until": until}
+
+    def _queue(
+        self,
+        db: sqlite_utils.Database,
+        alert: str,
+        step: int,
+        who: str,
+        title: str,
+        body: str,
+        now: float,
+    ) -> None:
+        urls = rec.caregivers(db).get(who, [])
+        if not urls:
+            log.error("care alert %s: caregiver %s has no channel left", alert, who)
+        rows = [
+            {
+                "alert": alert,
+                "step": step,
+                "caregiver": who,
+                "url": u,
+                "title": title,
+                "body": body,
+                "at": now,
+            }
+            for u in urls
+        ]
+        rec.enqueue(db, rows)
+
+    def close(
+        self, db: sqlite_utils.Database, alert: dict[str, Any], state: str, why: str, now: float
+    ) -> dict[str, Any]:
+        """Acknowledged or resolved: the ladder stops; those already told hear how it ended."""
+        rec.update_alert(
+            db, alert["id"], state=state, step_until=None, closed_at=now, closed_by=why
+        )
+        told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
+        note = ladder.closing(alert["user"], alert["text"], why)
+        for who in sorted(told):
+            self._queue(db, alert["id"], ladder.CLOSING, who, f"fayd: {state}", note, now)
+        log.warning("care alert %s %s: %s", alert["id"], state, why)
+        return {**alert, "state": state, "step_until": None, "closed_at": now, "closed_by": why}
+
+    # --- answers and acknowledgements -----------------------------------------------------
+
+    async def answered(self, alert_id: str, answer: str | None) -> None:
+        """The person's answer to a check-in: "fine" resolves, anything else escalates."""
+        meaning = ladder.understood(answer)
+        done = await self.store.run(self._answer, alert_id, meaning, answer, self.clock())
+        for what, alert in done:
+            self.effects.changed(what, alert)
+        self.wake()
+
+    def _answer(
+        self, db: sqlite_utils.Database, alert_id: str, meaning: str, answer: str | None, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        alert = rec.alert(db, alert_id)
+        if alert is None or alert["state"] != "open" or alert["step"] != ladder.CHECKIN:
+            return []
+        if meaning == "fine":
+            why = f"{alert['user']} said they are fine ({answer!r})"
+            return [("resolved", self.close(db, alert, "resolved", why, now))]
+        rec.update_alert(
+            db, alert_id, step_until=now, detail={**alert["detail"], "answer": meaning}
+        )
+        return []
+
+    async def acknowledge(self, alert_id: str, by: str, state: str = "acknowledged") -> dict:
+        """A caregiver (the API, the CLI, an MQTT ``ack``) took the alert: the ladder stops.
+        ``state`` "resolved" closes it for good. LookupError: no such alert."""
+        done = await self.store.run(self._acknowledge, alert_id, by, state, self.clock())
+        self.effects.changed(state, done)
+        self.wake()
+        return done
+
+    def _acknowledge(
+        self, db: sqlite_utils.Database, alert_id: str, by: str, state: str, now: float
+    ) -> dict[str, Any]:
+        alert = rec.alert(db, alert_id)
+        if alert is None:
+            raise LookupError(f"no care alert {alert_id!r}")
+        if alert["state"] == "resolved" or alert["state"] == state:
+            return alert
+        return self.close(db, alert, state, f"{state} by {by}", now)
+
+    # --- sending --------------------------------------------------------------------------
+
+    async def _send_due(self, now: float) -> None:
+        rows = await self.store.run(rec.due, now, SEND_BATCH)
+        await asyncio.gather(*(self._send(row) for row in rows))
+        if len(rows) == SEND_BATCH:
+            self._wake.set()
+
+    async def _send(self, row: dict[str, Any]) -> None:
+        try:
+            await self.deliver.send(row["url"], row["title"], row["body"])
+        except (DeliveryError, OSError) as exc:
+            self.send_failures += 1
+            attempts = row["attempts"] + 1
+            later = self.clock() + retry_after(attempts)
+            await self.store.run(rec.failed, row["id"], str(exc), later)
+            if attempts in (1, 5) or attempts % 20 == 0:
+                log.error(
+                    "care: notification to %s (%s) not delivered, try %d, retrying: %s",
+                    row["caregiver"],
+                    private(row["url"]),
+                    attempts,
+                    exc,
+                )
+            return
+        await self.store.run(rec.sent, row["id"], self.clock())
+        self.sent += 1
+
+    async def status(self) -> dict[str, Any]:
+        """For ``fayd status``: open alerts and notifications that have not gone yet."""
+        open_alerts = await self.store.run(rec.alerts, ("open",))
+        stuck = await self.store.run(rec.undelivered)
+        for row in stuck:
+            row["url"] = private(row["url"])
+        return {"open": len(open_alerts), "sent": self.sent, "undelivered": stuck}
+
+
+def _start_cursor(db: sqlite_utils.Database) -> None:
+    """A first start reads events from now on, not the whole history."""
+    if "cursor" not in rec.state(db):
+        rec.set_state(db, "cursor", rec.last_event_id(db))
+
+
+def _first_state(rule: Rule, seen: dict[str, float]) -> dict[str, Any]:
+    device = rule.spec.get("device")
+    if rule.kind == "device" and device in seen:
+        return {"seen": seen[device]}
+    return {}
+
+
+def _next_deadline(db: sqlite_utils.Database) -> float | None:
+    rung = db.execute("SELECT min(step_until) FROM care_alerts WHERE state = 'open'").fetchone()[0]
+    send = rec.next_due(db)
+    found = [t for t in (rung, send) if t is not None]
+    return min(found) if found else None
