@@ -89,7 +89,7 @@ class Posts:
         posts = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if posts.refuse:
@@ -109,6 +109,11 @@ class Posts:
     def url(self, who: str) -> str:
         return f"json://127.0.0.1:{self.port}/{who}"
 
+    @staticmethod
+    def url_of(who: str) -> str:
+        """A json:// URL on loopback (checked, not sent to)."""
+        return f"json://127.0.0.1:9/{who}"
+
     def to(self, who: str) -> list[dict[str, Any]]:
         return [b for b in self.bodies if b["path"] == f"/{who}"]
 
@@ -126,7 +131,7 @@ class Mails:
         mails = self
 
         class Handler:
-            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
                 mails.received.append(message_from_bytes(envelope.content))
                 return "250 OK"
 

@@ -32,7 +32,7 @@ from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
 from fayd.care.notify import DeliveryError, private, retry_after
 from fayd.care.ports import Deliver
 from fayd.care.rules import Rule
-from fayd.protocol import Alert
+from fayd.protocol import Ack, Alert
 from fayd.store import Store
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class CareEngine:
         self.sent = 0
         self.send_failures = 0
         effects.on_answer = self.answered
+        self._acks: set[asyncio.Task[None]] = set()
 
     # --- inputs ---------------------------------------------------------------------------
 
@@ -80,6 +81,24 @@ class CareEngine:
         user = alert.user or self.effects.default_user
         self._reports.append(Event(0, alert.device or "voice", user, "emergency", alert.at, data))
         self.wake()
+
+    def device_ack(self, device: str, ack: Ack) -> None:
+        """An ``ack`` frame from a device (a carer's screen, a button): when it names an
+        alert, that alert is acknowledged by the device."""
+        if not ack.ok or not ack.ref or not ack.ref.startswith(("care-", "a-")):
+            return
+
+        async def take() -> None:
+            try:
+                await self.acknowledge(ack.ref or "", device)
+            except LookupError:
+                log.info("device %s acked %s: no such care alert", device, ack.ref)
+            except Exception as exc:
+                log.error("device %s acked %s; not kept: %s", device, ack.ref, exc)
+
+        task = asyncio.get_running_loop().create_task(take())
+        self._acks.add(task)
+        task.add_done_callback(self._acks.discard)
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -163,7 +182,7 @@ class CareEngine:
         closed = rec.last_closed(db, rule.name, fire.key)
         if closed is not None and fire.at - closed < rule.cooldown_s:
             return []
-        alert_id = fire.detail.get("alert_id") or f"c-{int(fire.at)}-{secrets.token_hex(2)}"
+        alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(2)}"
         kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
         ask = rule.checkin and self.effects.can_speak
         if rule.checkin and not ask:

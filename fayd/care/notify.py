@@ -45,7 +45,9 @@ def private(url: str) -> str:
     import apprise
 
     plugin = apprise.Apprise.instantiate(url)
-    return plugin.url(privacy=True) if plugin is not None else url.split("://", 1)[0] + "://…"
+    if plugin is None:
+        return url.split("://", 1)[0] + "://…"
+    return plugin.url(privacy=True).split("?", 1)[0]
 
 
 class AppriseDeliver:
