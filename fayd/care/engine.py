@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections.abc import Callable
 from datetime import tzinfo
@@ -27,6 +26,7 @@ import sqlite_utils
 from fayd.beat import Pulse
 from fayd.care import ladder
 from fayd.care import records as rec
+from fayd.care.alerts import AlertBook
 from fayd.care.effects import Effects
 from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
 from fayd.care.notify import DeliveryError, private, retry_after
@@ -66,6 +66,7 @@ class CareEngine:
         self.sent = 0
         self.send_failures = 0
         effects.on_answer = self.answered
+        self.book = AlertBook(zone, lambda: effects.can_speak)
         self._acks: set[asyncio.Task[None]] = set()
 
     # --- inputs ---------------------------------------------------------------------------
@@ -123,7 +124,7 @@ class CareEngine:
         now = self.clock()
         reports, self._reports = self._reports, []
         changes = await self.store.run(self._evaluate, now, reports)
-        changes += await self.store.run(self._escalate, now)
+        changes += await self.store.run(self.book.escalate, now)
         for what, alert in changes:
             self.effects.changed(what, alert)
         await self._send_due(now)
@@ -156,9 +157,9 @@ class CareEngine:
         changes = []
         for rule, decision in decisions:
             if isinstance(decision, Fire):
-                changes += self._fire(db, rule, decision, now)
+                changes += self.book.fire(db, rule, decision, now)
             elif isinstance(decision, Clear):
-                changes += self._clear(db, rule, decision, now)
+                changes += self.book.clear(db, rule, decision, now)
         rec.set_state(db, "cursor", cursor)
         for name, value in states.items():
             rec.set_state(db, f"rule:{name}", value)
@@ -166,183 +167,23 @@ class CareEngine:
             self._wake.set()  # more to read
         return changes
 
-    def _fire(
-        self, db: sqlite_utils.Database, rule: Rule, fire: Fire, now: float
-    ) -> list[tuple[str, dict[str, Any]]]:
-        folding = [
-            a
-            for a in rec.alerts(db, ("open", "acknowledged"))
-            if a["rule"] == rule.name
-            and a["detail"].get("key", "") == fire.key
-            and (a["state"] == "open" or rule.kind != "event")
-        ]
-        if folding:  # de-duplication: the same cause again is counted, not raised again
-            rec.update_alert(db, folding[0]["id"], count=folding[0]["count"] + 1)
-            return []
-        closed = rec.last_closed(db, rule.name, fire.key)
-        if closed is not None and fire.at - closed < rule.cooldown_s:
-            return []
-        alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(2)}"
-        kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
-        ask = rule.checkin and self.effects.can_speak
-        if rule.checkin and not ask:
-            log.info("care alert %s: no speech wired, so no check-in; caregivers first", alert_id)
-        alert = {
-            "id": alert_id,
-            "rule": rule.name,
-            "user": rule.user,
-            "kind": kind,
-            "severity": rule.severity,
-            "text": fire.text,
-            "state": "open",
-            "opened_at": fire.at,
-            "step": ladder.CHECKIN if ask else -1,
-            "step_until": now + ladder.CHECKIN_S if ask else now,
-            "count": 1,
-            "closed_at": None,
-            "closed_by": None,
-            "detail": {**fire.detail, "key": fire.key, "answer": "" if ask else "skipped"},
-        }
-        if ask:
-            alert["detail"]["question"] = ladder.question(rule, fire.text)
-        rec.insert_alert(db, alert)
-        log.warning("care alert %s (%s) for %s: %s", alert_id, rule.name, rule.user, fire.text)
-        if not ask:  # straight to the first caregiver, in this same transaction
-            alert = self._climb(db, alert, rule, now)
-        return [("opened", alert)]
-
-    def _clear(
-        self, db: sqlite_utils.Database, rule: Rule, clear: Clear, now: float
-    ) -> list[tuple[str, dict[str, Any]]]:
-        out = []
-        for alert in rec.alerts(db, ("open", "acknowledged")):
-            if alert["rule"] == rule.name and alert["detail"].get("key", "") == clear.key:
-                out.append(("resolved", self.close(db, alert, "resolved", clear.why, now)))
-        return out
-
-    # --- the ladder -----------------------------------------------------------------------
-
-    def _escalate(self, db: sqlite_utils.Database, now: float) -> list[tuple[str, dict]]:
-        rules = {r.name: r for r in rec.rules(db)}
-        out = []
-        for alert in rec.alerts(db, ("open",)):
-            until, rule = alert["step_until"], rules.get(alert["rule"])
-            if until is None or until > now or rule is None:
-                continue
-            if alert["step"] == ladder.CHECKIN and not alert["detail"].get("answer"):
-                alert["detail"]["answer"] = "silence"
-            out.append(("escalated", self._climb(db, alert, rule, now)))
-        return out
-
-    def _climb(
-        self, db: sqlite_utils.Database, alert: dict[str, Any], rule: Rule, now: float
-    ) -> dict[str, Any]:
-        """The next rung: its caregiver's notifications queued, their time to acknowledge
-        set — all in the caller's transaction."""
-        step = alert["step"] + 1
-        until = None
-        if step < len(rule.ladder):
-            who, ack_s = rule.ladder[step]
-            body = ladder.notice(
-                alert["id"],
-                alert["user"],
-                alert["text"],
-                alert["opened_at"],
-                self.zone,
-                step,
-                alert["detail"].get("answer", ""),
-            )
-            title = f"fayd: {alert['severity']} alert for {alert['user']}"
-            self._queue(db, alert["id"], step, who, title, body, now)
-            until = now + ack_s
-            log.warning("care alert %s: telling %s (rung %d)", alert["id"], who, step + 1)
-        elif rule.ladder:
-            log.error("care alert %s: no caregiver acknowledged; all were told", alert["id"])
-        rec.update_alert(db, alert["id"], step=step, step_until=until, detail=alert["detail"])
-        return {**alert, "step": step, "step_until": until}
-
-    def _queue(
-        self,
-        db: sqlite_utils.Database,
-        alert: str,
-        step: int,
-        who: str,
-        title: str,
-        body: str,
-        now: float,
-    ) -> None:
-        urls = rec.caregivers(db).get(who, [])
-        if not urls:
-            log.error("care alert %s: caregiver %s has no channel left", alert, who)
-        rows = [
-            {
-                "alert": alert,
-                "step": step,
-                "caregiver": who,
-                "url": u,
-                "title": title,
-                "body": body,
-                "at": now,
-            }
-            for u in urls
-        ]
-        rec.enqueue(db, rows)
-
-    def close(
-        self, db: sqlite_utils.Database, alert: dict[str, Any], state: str, why: str, now: float
-    ) -> dict[str, Any]:
-        """Acknowledged or resolved: the ladder stops; those already told hear how it ended."""
-        rec.update_alert(
-            db, alert["id"], state=state, step_until=None, closed_at=now, closed_by=why
-        )
-        told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
-        note = ladder.closing(alert["user"], alert["text"], why)
-        for who in sorted(told):
-            self._queue(db, alert["id"], ladder.CLOSING, who, f"fayd: {state}", note, now)
-        log.warning("care alert %s %s: %s", alert["id"], state, why)
-        return {**alert, "state": state, "step_until": None, "closed_at": now, "closed_by": why}
-
     # --- answers and acknowledgements -----------------------------------------------------
 
     async def answered(self, alert_id: str, answer: str | None) -> None:
         """The person's answer to a check-in: "fine" resolves, anything else escalates."""
         meaning = ladder.understood(answer)
-        done = await self.store.run(self._answer, alert_id, meaning, answer, self.clock())
+        done = await self.store.run(self.book.answer, alert_id, meaning, answer, self.clock())
         for what, alert in done:
             self.effects.changed(what, alert)
         self.wake()
 
-    def _answer(
-        self, db: sqlite_utils.Database, alert_id: str, meaning: str, answer: str | None, now: float
-    ) -> list[tuple[str, dict[str, Any]]]:
-        alert = rec.alert(db, alert_id)
-        if alert is None or alert["state"] != "open" or alert["step"] != ladder.CHECKIN:
-            return []
-        if meaning == "fine":
-            why = f"{alert['user']} said they are fine ({answer!r})"
-            return [("resolved", self.close(db, alert, "resolved", why, now))]
-        rec.update_alert(
-            db, alert_id, step_until=now, detail={**alert["detail"], "answer": meaning}
-        )
-        return []
-
     async def acknowledge(self, alert_id: str, by: str, state: str = "acknowledged") -> dict:
         """A caregiver (the API, the CLI, an MQTT ``ack``) took the alert: the ladder stops.
         ``state`` "resolved" closes it for good. LookupError: no such alert."""
-        done = await self.store.run(self._acknowledge, alert_id, by, state, self.clock())
+        done = await self.store.run(self.book.acknowledge, alert_id, by, state, self.clock())
         self.effects.changed(state, done)
         self.wake()
         return done
-
-    def _acknowledge(
-        self, db: sqlite_utils.Database, alert_id: str, by: str, state: str, now: float
-    ) -> dict[str, Any]:
-        alert = rec.alert(db, alert_id)
-        if alert is None:
-            raise LookupError(f"no care alert {alert_id!r}")
-        if alert["state"] == "resolved" or alert["state"] == state:
-            return alert
-        return self.close(db, alert, state, f"{state} by {by}", now)
 
     # --- sending --------------------------------------------------------------------------
 
