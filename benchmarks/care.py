@@ -36,9 +36,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from fayd.care import admin  # noqa: E402
-from fayd.care import records as rec  # noqa: E402
-from tests.care_support import DAY_ONE, Clock, Household, Posts, at, engine  # noqa: E402
+from fayd.care import admin
+from fayd.care import records as rec
+from tests.care_support import DAY_ONE, Clock, Household, Posts, at, engine
 
 
 @dataclass
