@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -152,3 +153,29 @@ def test_an_unreachable_caregiver_is_reported_by_status(make_daemon: Any) -> Non
     wait_for(reported, 30)
     [alert] = alerts(daemon)
     assert alert["sent"][0]["attempts"] >= 1 and alert["sent"][0]["sent_at"] is None
+
+
+def test_a_spoken_call_for_help_reaches_the_caregiver_with_the_same_alert(
+    make_daemon: Any, posts: Posts
+) -> None:
+    daemon = make_daemon()
+    cli(daemon, "caregivers", "add", "anna", posts.url("anna"))
+    asyncio.run(press(daemon, "panic-1", 1))  # a device of mum's: she is a known user
+    cli(daemon, "rules", "add", "help", "--user", "mum", "--kind", "event", "--sensor",
+        "emergency", "--ladder", "anna")  # fmt: skip
+    said = daemon.cli("say", "--user", "mum", "Help! I've fallen over and I can't get up")
+    assert said.returncode == 0 and "calling for help" in said.stdout, said.stderr
+    wait_for(lambda: len(posts.to("anna")) == 1, 20)
+    [alert] = alerts(daemon)
+    assert alert["id"].startswith("a-") and alert["kind"] == "emergency"
+    assert "fallen over" in posts.to("anna")[0]["message"]
+
+    def remembered() -> bool:
+        with sqlite3.connect(daemon.state / "fayd.db") as conn:
+            return bool(
+                conn.execute(
+                    "SELECT 1 FROM memory_tags WHERE tag = ?", [f"care_alert:{alert['id']}"]
+                ).fetchall()
+            )
+
+    wait_for(remembered, 30)
