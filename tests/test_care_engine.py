@@ -253,7 +253,7 @@ async def test_silence_escalates_to_the_first_caregiver_then_the_second_until_ac
     [alert] = await step(eng)
     # Asked; the Asker's silence (its own wait ran out) goes on to the first caregiver.
     assert asker.asked == [
-        ("mum", "I noticed something I want to check with you. Are you all right?")
+        ("mum", "Your blood pressure reading was outside its usual range. Are you all right?")
     ]
     assert [len(posts.to("anna")), len(posts.to("ben"))] == [1, 0]
     assert "heard no answer" in posts.to("anna")[0]["message"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, tzinfo
 
+from fayd.care.evaluate import NAMES
 from fayd.care.rules import Rule
 
 #: Seconds the person has to answer a check-in before silence escalates.
@@ -47,6 +48,9 @@ def question(rule: Rule, text: str) -> str:
     if rule.kind == "missing":
         what = text.removeprefix("no ").split(" by ")[0]
         return f"I haven't had your {what} yet today. Are you all right?"
+    if rule.kind == "threshold":
+        what = NAMES.get(rule.spec["sensor"], rule.spec["sensor"])
+        return f"Your {what} reading was outside its usual range. Are you all right?"
     return "I noticed something I want to check with you. Are you all right?"
 
 

@@ -9,7 +9,7 @@ wrong is named, a rule that can never fire or that overlaps another is refused w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import time
 from typing import Any
 
@@ -71,7 +71,6 @@ class Rule:
     ladder: tuple[tuple[str, float], ...] = ()
     cooldown_s: float = DEFAULT_COOLDOWN_S
     created_at: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_row(self) -> dict[str, Any]:
         return {
