@@ -270,7 +270,8 @@ async def test_silence_escalates_to_the_first_caregiver_then_the_second_until_ac
     await step(eng)
     # Each told once more (it is taken care of), nobody told again about the alert itself.
     assert [len(posts.to("anna")), len(posts.to("ben"))] == [2, 2]
-    assert "acknowledged by ben" in posts.to("anna")[-1]["message"]
+    assert posts.to("anna")[-1]["message"].startswith("Taken care of — mum:")
+    assert "(acknowledged by ben)" in posts.to("anna")[-1]["message"]
     states = [f.state for f in frames.sent if f.id == alert["id"]]
     assert states[0] == "open" and states[-1] == "acknowledged"
 

@@ -157,7 +157,7 @@ class AlertBook:
             db, alert["id"], state=state, step_until=None, closed_at=now, closed_by=why
         )
         told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
-        note = ladder.closing(alert["user"], alert["text"], why)
+        note = ladder.closing(alert["user"], alert["text"], state, why)
         for who in sorted(told):
             self.queue(db, alert["id"], ladder.CLOSING, who, f"fayd: {state}", note, now)
         log.warning("care alert %s %s: %s", alert["id"], state, why)

@@ -69,5 +69,8 @@ def notice(
     return f"{user}: {text} ({when:%a %d %b %H:%M}). {said}{before}{how}".replace("  ", " ")
 
 
-def closing(user: str, text: str, how: str) -> str:
+def closing(user: str, text: str, state: str, how: str) -> str:
+    """The note to everyone already told when an alert ends or is taken."""
+    if state == "acknowledged":
+        return f"Taken care of — {user}: {text} ({how})."
     return f"All clear for {user}: {text} — {how}."
