@@ -4,6 +4,7 @@ test moves (a day passes in no time; nothing sleeps)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -331,3 +332,49 @@ async def test_a_notification_reaches_a_real_smtp_server(house: Household) -> No
         assert "sys 171 above 150" in text
     finally:
         mails.close()
+
+
+async def test_a_check_in_nobody_answers_escalates_when_its_two_minutes_end(
+    house: Household, posts: Posts
+) -> None:
+    class NeverAnswers:
+        """Speech that hangs (a device gone): the rung's own deadline must escalate."""
+
+        def __init__(self) -> None:
+            self.asked = asyncio.Event()
+
+        async def ask(self, user: str, question: str, *, timeout_s: float) -> str | None:
+            self.asked.set()
+            await asyncio.Event().wait()
+            return None
+
+    clock = Clock(at(1, "08:00"))
+    asker = NeverAnswers()
+    eng = engine(house, clock, asker)
+    await setup(eng, posts, {**BP, "checkin": True})
+    house.event("cuff-1", "bp", at(1, "08:00"), sys=171, dia=99)
+    await eng.step()
+    async with asyncio.timeout(5):
+        await asker.asked.wait()
+    clock.now = at(1, "08:01")
+    await eng.step()
+    assert posts.bodies == []
+    clock.now = at(1, "08:02")
+    await eng.step()
+    assert len(posts.to("anna")) == 1 and "heard no answer" in posts.to("anna")[0]["message"]
+    eng.effects.cancel()
+
+
+async def test_cooldown_after_an_alert_ends(house: Household, posts: Posts) -> None:
+    clock = Clock(at(1, "08:00"))
+    eng = engine(house, clock)
+    await setup(eng, posts, {**BP, "cooldown_s": 1800})
+    for minute, (sys, dia) in enumerate([(171, 99), (130, 80), (172, 99), (130, 80)]):
+        house.event("cuff-1", "bp", at(1, "08:00") + minute * 60, sys=sys, dia=dia)
+    clock.now = at(1, "08:05")
+    [alert] = await step(eng)  # high, normal, high again within 30 min: one alert
+    assert alert["state"] == "resolved"
+    house.event("cuff-1", "bp", at(1, "08:40"), sys=175, dia=99)
+    clock.now = at(1, "08:41")
+    alerts = await step(eng)
+    assert len(alerts) == 2 and alerts[0]["state"] == "open"  # after the cooldown: a new one

@@ -83,6 +83,11 @@ class Effects:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def cancel(self) -> None:
+        """Stop check-ins and memory writes under way (the engine's task is stopping)."""
+        for task in self._tasks:
+            task.cancel()
+
     async def settle(self) -> None:
         """Wait for check-ins and memory writes under way (tests, shutdown)."""
         while self._tasks:

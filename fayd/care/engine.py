@@ -107,6 +107,12 @@ class CareEngine:
         await self.store.run(_start_cursor)
         for alert in await self.store.run(rec.alerts, ("open",)):
             self.effects.publish(alert)  # retained: a crash before publishing is made good
+        try:
+            await self._loop()
+        finally:
+            self.effects.cancel()
+
+    async def _loop(self) -> None:
         while True:
             self.pulse.beat()
             try:
