@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from typing import Any
 
 import sqlite_utils
 
-from fayd.beat import Pulse
+from fayd.beat import Pulse, until_beat
 from fayd.care import ladder
 from fayd.care import records as rec
 from fayd.care.alerts import AlertBook
@@ -138,7 +139,9 @@ class CareEngine:
     async def _until_next(self) -> float:
         now = self.clock()
         due = await self.store.run(_next_deadline)
-        tick = TICK_S - now % TICK_S
+        # The minute's tick on the daemon's shared beat (fayd.beat): one wake-up with the
+        # other pollers; a rung or a retry due sooner wakes it sooner.
+        tick = until_beat(TICK_S)
         return max(0.05, min(tick, (due - now) if due is not None else tick))
 
     # --- evaluation (one transaction) -----------------------------------------------------
@@ -153,7 +156,11 @@ class CareEngine:
         if events:
             cursor = events[-1].id
         seen = rec.last_seen(db)
-        states = {r.name: kept.get(f"rule:{r.name}") or _first_state(r, seen) for r in rules}
+        # Copies: the evaluation changes them in place, and only changes are written.
+        states = {
+            r.name: copy.deepcopy(kept.get(f"rule:{r.name}")) or _first_state(r, seen)
+            for r in rules
+        }
         decisions: list[tuple[Rule, Decision]] = []
         for ev in [*events, *reports]:
             for rule in rules:
@@ -166,9 +173,12 @@ class CareEngine:
                 changes += self.book.fire(db, rule, decision, now)
             elif isinstance(decision, Clear):
                 changes += self.book.clear(db, rule, decision, now)
-        rec.set_state(db, "cursor", cursor)
+        # Only what changed is written: an idle minute writes nothing (an SD card's wear).
+        if cursor != kept.get("cursor"):
+            rec.set_state(db, "cursor", cursor)
         for name, value in states.items():
-            rec.set_state(db, f"rule:{name}", value)
+            if value != kept.get(f"rule:{name}"):
+                rec.set_state(db, f"rule:{name}", value)
         if len(events) == EVENT_BATCH:
             self._wake.set()  # more to read
         return changes
