@@ -300,7 +300,9 @@ async def test_an_undeliverable_notification_is_retried_and_reported(
     await step(eng)
     status = await eng.status()
     [stuck] = status["undelivered"]
-    assert stuck["caregiver"] == "anna" and stuck["attempts"] == 1 and stuck["last_error"]
+    assert stuck["caregiver"] == "anna" and stuck["attempts"] == 1
+    assert stuck["last_error"].startswith(f"json://127.0.0.1:{posts.port}/anna: ")
+    assert "503" in stuck["last_error"], stuck["last_error"]  # Apprise's own reason
     clock.now = at(1, "08:00") + 10  # before the back-off: not tried again
     await step(eng)
     assert (await eng.status())["undelivered"][0]["attempts"] == 1

@@ -14,7 +14,7 @@ import sqlite_utils
 from fayd.care import records as rec
 from fayd.care.engine import CareEngine
 from fayd.care.evaluate import Fire, on_event, on_tick
-from fayd.care.notify import check_url, private
+from fayd.care.notify import checked, shown
 from fayd.care.rules import CareError, Rule, check_rule
 from fayd.protocol.text import BadText, check_name
 
@@ -109,11 +109,7 @@ async def rules_test(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]
 
 async def caregivers_list(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
     people = await engine.store.run(rec.caregivers)
-    return {
-        "caregivers": [
-            {"name": n, "channels": [private(u) for u in urls]} for n, urls in people.items()
-        ]
-    }
+    return {"caregivers": [{"name": n, "channels": await shown(u)} for n, u in people.items()]}
 
 
 async def caregivers_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
@@ -121,9 +117,9 @@ async def caregivers_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, 
     urls = body.get("urls")
     if not isinstance(urls, list) or not urls:
         raise CareError("urls: at least one Apprise URL (mailto://…, ntfy://…, json://…)")
-    checked = [check_url(u, f"urls[{i}]") for i, u in enumerate(urls)]
-    await engine.store.run(rec.add_caregiver, name, checked, engine.clock())
-    return {"added": name, "channels": [private(u) for u in checked]}
+    good = await checked(urls)
+    await engine.store.run(rec.add_caregiver, name, good, engine.clock())
+    return {"added": name, "channels": await shown(good)}
 
 
 async def caregivers_remove(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
@@ -140,12 +136,12 @@ async def caregivers_test(engine: CareEngine, body: dict[str, Any]) -> dict[str,
     if urls is None:
         raise LookupError(f"no caregiver {name!r}")
     results = {}
-    for url in urls:
+    for url, seen in zip(urls, await shown(urls), strict=True):
         try:
             await engine.deliver.send(url, "fayd: test", f"A test message from fayd for {name}.")
-            results[private(url)] = "sent"
+            results[seen] = "sent"
         except Exception as exc:
-            results[private(url)] = f"FAILED: {exc}"
+            results[seen] = f"FAILED: {exc}"
     return {"caregiver": name, "channels": results}
 
 

@@ -30,7 +30,7 @@ from fayd.care import records as rec
 from fayd.care.alerts import AlertBook
 from fayd.care.effects import Effects
 from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
-from fayd.care.notify import DeliveryError, private, retry_after
+from fayd.care.notify import DeliveryError, retry_after, shown
 from fayd.care.ports import Deliver
 from fayd.care.rules import Rule
 from fayd.protocol import Ack, Alert
@@ -221,7 +221,7 @@ class CareEngine:
                 log.error(
                     "care: notification to %s (%s) not delivered, try %d, retrying: %s",
                     row["caregiver"],
-                    private(row["url"]),
+                    (await shown([row["url"]]))[0],
                     attempts,
                     exc,
                 )
@@ -233,8 +233,8 @@ class CareEngine:
         """For ``fayd status``: open alerts and notifications that have not gone yet."""
         open_alerts = await self.store.run(rec.alerts, ("open",))
         stuck = await self.store.run(rec.undelivered)
-        for row in stuck:
-            row["url"] = private(row["url"])
+        for row, seen in zip(stuck, await shown([r["url"] for r in stuck]), strict=True):
+            row["url"] = seen
         return {"open": len(open_alerts), "sent": self.sent, "undelivered": stuck}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from fayd.care.rules import CareError
 from fayd.errors import FaydError
@@ -50,19 +51,36 @@ def private(url: str) -> str:
     return plugin.url(privacy=True).split("?", 1)[0]
 
 
+async def shown(urls: list[str]) -> list[str]:
+    """:func:`private` of each URL, off the loop: Apprise loads its ~100 plugins on first
+    use (1-2 s of CPU here), which must not stall the daemon's loop."""
+    return await asyncio.to_thread(lambda: [private(u) for u in urls])
+
+
+async def checked(urls: list[Any]) -> list[str]:
+    """:func:`check_url` of each (``urls[i]`` named in the error), off the loop."""
+    return await asyncio.to_thread(lambda: [check_url(u, f"urls[{i}]") for i, u in enumerate(urls)])
+
+
 class AppriseDeliver:
     """The real :class:`fayd.care.ports.Deliver`."""
 
     async def send(self, url: str, title: str, body: str) -> None:
-        ok = await asyncio.to_thread(self._send, url, title, body)
-        if not ok:
-            raise DeliveryError(f"{private(url)} did not take the notification")
+        why = await asyncio.to_thread(self._send, url, title, body)
+        if why is not None:
+            raise DeliveryError(why)
 
     @staticmethod
-    def _send(url: str, title: str, body: str) -> bool:
+    def _send(url: str, title: str, body: str) -> str | None:
+        """None when sent, else why not (Apprise's own last warning, its date cut off)."""
         import apprise
 
         target = apprise.Apprise()
         if not target.add(url):
-            return False
-        return bool(target.notify(body=body, title=title))
+            return f"{private(url)}: Apprise cannot use this URL"
+        with apprise.LogCapture(level=logging.WARNING) as output:
+            if target.notify(body=body, title=title):
+                return None
+        lines = output.getvalue().strip().splitlines()
+        reason = lines[-1].split(" - ", 2)[-1] if lines else "it did not take the notification"
+        return f"{private(url)}: {reason}"
