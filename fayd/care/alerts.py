@@ -43,7 +43,7 @@ class AlertBook:
         closed = rec.last_closed(db, rule.name, fire.key)
         if closed is not None and fire.at - closed < rule.cooldown_s:
             return []
-        alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(2)}"
+        alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(3)}"
         kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
         ask = rule.checkin and self.can_speak()
         if rule.checkin and not ask:
