@@ -380,3 +380,30 @@ async def test_cooldown_after_an_alert_ends(house: Household, posts: Posts) -> N
     clock.now = at(1, "08:41")
     alerts = await step(eng)
     assert len(alerts) == 2 and alerts[0]["state"] == "open"  # after the cooldown: a new one
+
+
+async def test_on_start_open_alerts_are_published_again_and_recently_closed_ones_cleared(
+    house: Household, posts: Posts
+) -> None:
+    clock = Clock(at(1, "08:00"))
+    eng = engine(house, clock)
+    panic = {"name": "panic", "user": "mum", "kind": "event", "spec": {"sensor": "panic"},
+             "ladder": ["anna"]}  # fmt: skip
+    await setup(eng, posts, BP, panic)
+    house.event("cuff-1", "bp", at(1, "08:00"), sys=171, dia=99)
+    house.event("panic-1", "panic", at(1, "08:00"))
+    alerts = await step(eng)
+    acked = next(a for a in alerts if a["rule"] == "panic")
+    await admin.handle(eng, "alerts.ack", {"id": acked["id"], "by": "anna"})  # fayd stopped
+    frames = Frames()
+    clock.now = at(1, "09:00")
+    restarted = engine(house, clock, frames=frames)
+    task = asyncio.create_task(restarted.run())
+    async with asyncio.timeout(10):
+        while len(frames.sent) < 2:
+            await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    states = {f.id: f.state for f in frames.sent}
+    assert states[acked["id"]] == "acknowledged"
+    assert [s for i, s in states.items() if i != acked["id"]] == ["open"]

@@ -106,8 +106,12 @@ class CareEngine:
 
     async def run(self) -> None:
         await self.store.run(_start_cursor)
-        for alert in await self.store.run(rec.alerts, ("open",)):
-            self.effects.publish(alert)  # retained: a crash before publishing is made good
+        # Retained on MQTT again: a crash before publishing is made good; an alert closed
+        # in the last day (perhaps by ``fayd care`` while fayd was stopped) is cleared.
+        recent = self.clock() - 86400
+        for alert in await self.store.run(rec.alerts, ("open", "acknowledged", "resolved")):
+            if alert["state"] == "open" or (alert["closed_at"] or 0) > recent:
+                self.effects.publish(alert)
         try:
             await self._loop()
         finally:
