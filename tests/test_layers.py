@@ -34,13 +34,14 @@ LAYERS = {
     "memory": 4,
     "agent": 5,
     "devices": 5,
+    "care": 5,
     "mcp": 6,
     "service": 7,
     "cli": 8,
     "testing": 8,  # support for tests and benchmarks: may use any layer, the daemon none
 }
 #: Packages of one layer that must not import each other.
-STRANGERS = [("agent", "devices")]
+STRANGERS = [("agent", "devices"), ("care", "agent"), ("care", "devices")]
 MAX_METHODS = 20
 
 

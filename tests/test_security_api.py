@@ -20,6 +20,8 @@ ROUTES = [
     ("POST", "/api/say", {"text": "Say hello to the whole house"}),
     ("POST", "/api/devices/kitchen-1/ota", {"version": "6.6.6", "files": [], "signature": "x"}),
     ("POST", "/api/devices/reload", {}),
+    ("POST", "/api/care/alerts.ack", {"id": "care-1", "by": "evil"}),
+    ("POST", "/api/care/caregivers.add", {"name": "evil", "urls": ["json://evil.example/x"]}),
 ]
 
 

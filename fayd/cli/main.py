@@ -76,9 +76,24 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         print(f"backup: {_backup_line(backup)}")
     if disk := status.get("disk"):
         print(f"disk: {_disk_line(disk)}")
+    if care := status.get("care"):
+        for line in _care_lines(care):
+            print(line)
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
+
+
+def _care_lines(care: dict[str, Any]) -> list[str]:
+    """Open care alerts, and every notification that has not reached its caregiver yet."""
+    lines = [f"care: {care['open']} open alert(s), {care['sent']} notifications sent"]
+    for row in care["undelivered"]:
+        retry = time.strftime("%H:%M:%S", time.localtime(row["next_at"]))
+        lines.append(
+            f"care: NOT DELIVERED to {row['caregiver']} ({row['url']}) for {row['alert']}: "
+            f"{row['attempts']} tries, {row['last_error']}; next try {retry}"
+        )
+    return lines
 
 
 def _backup_line(backup: dict[str, Any]) -> str:
@@ -220,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_sim)
 
     from fayd.cli import backup as backup_cli
+    from fayd.cli import care as care_cli
     from fayd.cli import devices as devices_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
@@ -230,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     today_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
     backup_cli.add_parser(sub)
+    care_cli.add_parser(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fayd.beat import Pulse, until_beat
@@ -72,6 +73,9 @@ class DeviceHub:
         self.write_failures = 0
         self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
         self.pulse = Pulse(HEARTBEAT_S, essential=True)
+        #: Told of every ``ack`` a device sends (a carer's device acknowledging an alert:
+        #: fayd.care); set by fayd.service.wiring.
+        self.on_ack: Callable[[str, Ack], None] | None = None
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
         """Called by a transport for every uplink frame; never blocks the transport."""
@@ -166,6 +170,8 @@ class DeviceHub:
                 log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)
         elif isinstance(frame, Ack):
             log.debug("device %s acks %s", state.id, frame.ref)
+            if self.on_ack is not None:
+                self.on_ack(state.id, frame)
         else:
             raise ProtocolError(f"a device may not send {frame.KIND} frames", "unexpected")
 

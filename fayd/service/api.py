@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
 from fayd.auth import HttpGuard, allowed_hosts
+from fayd.care import CareError
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
 from fayd.protocol.frames import MAX_TEXT, check_device_id
@@ -77,6 +78,8 @@ class Control(Protocol):
     async def release_serial(self, port: str, seconds: float) -> dict[str, Any]: ...
 
     async def confirm_settings(self, device: str, wait_s: float) -> dict[str, Any]: ...
+
+    async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]: ...
 
     @property
     def backups(self) -> Backups | None:
@@ -247,8 +250,23 @@ def build_app(control: Control) -> Starlette:
         except (FaydError, OSError) as exc:  # no space, a read error: the CLI prints it
             return _error(f"the backup failed: {exc}", 500)
 
+    async def post_care(request: Request) -> JSONResponse:
+        """``fayd care …``: {"op"'s arguments}; op is rules.list|add|remove|test,
+        caregivers.list|add|remove|test, alerts.list|ack (fayd.care.admin)."""
+        try:
+            body = await _json_object(request)
+        except ValueError as exc:
+            return _error(str(exc), 400)
+        try:
+            return JSONResponse(await control.care(request.path_params["op"], body))
+        except CareError as exc:
+            return _error(str(exc), 400)
+        except LookupError as exc:
+            return _error(str(exc), 404)
+
     return Starlette(
         routes=[
+            Route("/api/care/{op}", post_care, methods=["POST"]),
             Route("/api/status", get_status, methods=["GET"]),
             Route("/api/say", post_say, methods=["POST"]),
             Route("/api/reset", post_reset, methods=["POST"]),

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from fayd import __version__
 from fayd.auth import ensure_token, verify_ota_signature
+from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
@@ -221,8 +222,12 @@ class Daemon:
         def announce(alert: Alert) -> None:
             self.link.announce(topics.alert(alert.id), encode(alert))
 
+        def conclude(alert: Alert) -> None:  # acknowledged or resolved (fayd.care)
+            self.link.announce(topics.alert(alert.id), b"")
+            self.link.tell(topics.alert(alert.id), encode(alert))
+
         sender = Router(self.link, self.serial)
-        parts = self.parts = build(cfg, store, self.engines, sender, announce)
+        parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
         self._built.set()
@@ -427,7 +432,13 @@ class Daemon:
             "notices": self.notices,
             "backup": self.backups.status() if self.backups else None,
             "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
+            "care": await self.parts.care.status(),
         }
+
+    async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``fayd care …`` and ``POST /api/care/<op>``: rules, caregivers, alerts."""
+        assert self.parts is not None
+        return await care_admin.handle(self.parts.care, op, body)
 
     async def ota_push(
         self, device: str, version: str, files: list[OtaFile], signature: str

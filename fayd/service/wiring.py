@@ -21,6 +21,8 @@ from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.beat import Pulse
+from fayd.care import AppriseDeliver, CareEngine, Effects
+from fayd.care.ports import Announcer, Asker
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
 from fayd.devices.hub import DeviceHub
@@ -53,6 +55,7 @@ class Parts:
     event_memory: EventMemory | None
     hub: DeviceHub
     ota: OtaManager
+    care: CareEngine
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -61,6 +64,7 @@ class Parts:
             "hub": self.hub.run,
             "settings": self.registry.poll_settings,
             "events": self.events.run,
+            "care": self.care.run,
         }
         memory, event_memory = self.memory, self.event_memory
         if event_memory is not None:
@@ -75,7 +79,7 @@ class Parts:
 
     def pulses(self) -> dict[str, Pulse]:
         """The components that beat (fayd.beat.Pulse), by component name."""
-        found = {"hub": self.hub.pulse, "events": self.events.pulse}
+        found = {"hub": self.hub.pulse, "events": self.events.pulse, "care": self.care.pulse}
         if self.event_memory is not None:
             found["event_memory"] = self.event_memory.pulse
         return found
@@ -127,13 +131,40 @@ def household_zone(cfg: Config) -> tzinfo:
         raise ConfigError(f"agent.timezone: no time zone {cfg.agent.timezone!r}") from exc
 
 
+class HouseholdAlerts:
+    """The care engine's Publisher: an open alert to every online device and retained on
+    ``<prefix>/alerts/<id>``; an acknowledged or resolved one to the devices, its retained
+    message cleared and its last state told once (docs/protocol.md)."""
+
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        sender: Sender,
+        announce: Callable[[Alert], None] | None,
+        conclude: Callable[[Alert], None] | None,
+    ) -> None:
+        self.registry, self.sender = registry, sender
+        self.announce, self.conclude = announce, conclude
+
+    def publish(self, alert: Alert) -> None:
+        for device in self.registry.find():
+            self.sender.send(device, alert)
+        tell = self.announce if alert.state == "open" else self.conclude
+        if tell is not None:
+            tell(alert)
+
+
 def build(
     cfg: Config,
     store: Store,
     engines: Engines,
     sender: Sender,
     announce: Callable[[Alert], None] | None = None,
+    conclude: Callable[[Alert], None] | None = None,
+    speech: tuple[Announcer | None, Asker | None] = (None, None),
 ) -> Parts:
+    """``announce``: an alert retained on MQTT; ``conclude``: its retained message cleared
+    and its end told; ``speech``: the care check-ins' ports (None: check-ins are skipped)."""
     memory = None
     if engines.embedder is not None:
         memory = Memory(
@@ -143,7 +174,20 @@ def build(
             MemoryConfig(default_user=cfg.agent.default_user),
         )
     registry = DeviceRegistry(store, sender)
-    devices = DeviceActions(registry, sender, announce)
+    effects = Effects(
+        cfg.agent.default_user,
+        HouseholdAlerts(registry, sender, announce, conclude),
+        memory,
+        *speech,
+    )
+    care = CareEngine(store, AppriseDeliver(), effects, household_zone(cfg))
+
+    def call_for_help(alert: Alert) -> None:  # the emergency skill's: published, then cared for
+        if announce is not None:
+            announce(alert)
+        care.report(alert)
+
+    devices = DeviceActions(registry, sender, call_for_help)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
     dialogue = Dialogue(
         chat,
@@ -157,8 +201,15 @@ def build(
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed
     event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
-    events = EventWriter(store, sender, event_memory.wake if event_memory else None)
+
+    def stored() -> None:
+        care.wake()
+        if event_memory is not None:
+            event_memory.wake()
+
+    events = EventWriter(store, sender, stored)
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
+    hub.on_ack = care.device_ack
     return Parts(
-        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender)
+        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender), care
     )

@@ -291,6 +291,74 @@ def m009_preferences(db: sqlite_utils.Database) -> None:
     )
 
 
+def m010_care(db: sqlite_utils.Database) -> None:
+    """Eldercare (fayd.care, docs/care.md): rules, caregivers, alerts and their escalation,
+    the notifications' outbox, and the engine's own state (event cursor, rule states)."""
+    db.execute(
+        """CREATE TABLE care_caregivers (
+            name TEXT PRIMARY KEY,
+            urls TEXT NOT NULL,         -- JSON list of Apprise URLs
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE care_rules (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            user TEXT NOT NULL,
+            kind TEXT NOT NULL,         -- threshold | missing | inactivity | event | device
+            spec TEXT NOT NULL,         -- JSON: what the kind needs (fayd.care.rules)
+            severity TEXT NOT NULL,
+            checkin INTEGER NOT NULL,   -- ask the person first
+            ladder TEXT NOT NULL,       -- JSON [[caregiver, ack_s], ...]
+            cooldown_s REAL NOT NULL,
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE care_alerts (
+            id TEXT PRIMARY KEY,
+            rule TEXT NOT NULL,         -- the rule's name (kept when the rule is removed)
+            user TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            text TEXT NOT NULL,
+            state TEXT NOT NULL,        -- open | acknowledged | resolved
+            opened_at REAL NOT NULL,
+            step INTEGER NOT NULL,      -- -1 check-in, 0.. the ladder's caregivers
+            step_until REAL,            -- when the step's time to answer ends
+            count INTEGER NOT NULL,     -- how many times the condition was seen
+            closed_at REAL,
+            closed_by TEXT,
+            detail TEXT NOT NULL        -- JSON
+        )"""
+    )
+    db.execute("CREATE INDEX care_alerts_state ON care_alerts (state, rule)")
+    db.execute(
+        """CREATE TABLE care_outbox (
+            id INTEGER PRIMARY KEY,
+            alert TEXT NOT NULL,
+            step INTEGER NOT NULL,
+            caregiver TEXT NOT NULL,
+            url TEXT NOT NULL,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_at REAL NOT NULL,
+            sent_at REAL,
+            last_error TEXT,
+            UNIQUE (alert, step, caregiver, url)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE care_state (
+            key TEXT PRIMARY KEY,       -- "cursor", "rule:<name>"
+            value TEXT NOT NULL         -- JSON
+        )"""
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -301,6 +369,7 @@ MIGRATIONS: list[Migration] = [
     m007_memory_household,
     m008_device_keys,
     m009_preferences,
+    m010_care,
 ]
 
 

@@ -117,6 +117,10 @@ class MqttLink:
         """A household message on ``topic`` (an alert), retained, at QoS 1."""
         return self._enqueue(topic, payload, 1, True)
 
+    def tell(self, topic: str, payload: bytes) -> bool:
+        """A household message on ``topic``, not retained, at QoS 1 (an alert's end)."""
+        return self._enqueue(topic, payload, 1, False)
+
     def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> bool:
         try:
             self.outbox.put_nowait((topic, payload, qos, retain))

@@ -1,0 +1,188 @@
+"""An alert's book-keeping, each method inside the caller's SQLite transaction (the engine
+runs them through ``Store.run``): open or fold on a rule's Fire, resolve on its Clear, climb
+the ladder (queueing the rung's notifications in the same transaction), close with a note to
+those already told, take a check-in's answer or a caregiver's acknowledgement."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from datetime import tzinfo
+from typing import Any
+
+import sqlite_utils
+
+from fayd.care import ladder
+from fayd.care import records as rec
+from fayd.care.evaluate import Clear, Fire
+from fayd.care.rules import Rule
+
+log = logging.getLogger(__name__)
+
+
+class AlertBook:
+    def __init__(self, zone: tzinfo, can_speak: Callable[[], bool]) -> None:
+        self.zone = zone
+        #: Whether a check-in can be spoken (an Asker or Announcer is wired).
+        self.can_speak = can_speak
+
+    def fire(
+        self, db: sqlite_utils.Database, rule: Rule, fire: Fire, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        folding = [
+            a
+            for a in rec.alerts(db, ("open", "acknowledged"))
+            if a["rule"] == rule.name
+            and a["detail"].get("key", "") == fire.key
+            and (a["state"] == "open" or rule.kind != "event")
+        ]
+        if folding:  # de-duplication: the same cause again is counted, not raised again
+            rec.update_alert(db, folding[0]["id"], count=folding[0]["count"] + 1)
+            return []
+        closed = rec.last_closed(db, rule.name, fire.key)
+        if closed is not None and fire.at - closed < rule.cooldown_s:
+            return []
+        alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(3)}"
+        kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
+        ask = rule.checkin and self.can_speak()
+        if rule.checkin and not ask:
+            log.info("care alert %s: no speech wired, so no check-in; caregivers first", alert_id)
+        alert = {
+            "id": alert_id,
+            "rule": rule.name,
+            "user": rule.user,
+            "kind": kind,
+            "severity": rule.severity,
+            "text": fire.text,
+            "state": "open",
+            "opened_at": fire.at,
+            "step": ladder.CHECKIN if ask else -1,
+            "step_until": now + ladder.CHECKIN_S if ask else now,
+            "count": 1,
+            "closed_at": None,
+            "closed_by": None,
+            "detail": {**fire.detail, "key": fire.key, "answer": "" if ask else "skipped"},
+        }
+        if ask:
+            alert["detail"]["question"] = ladder.question(rule, fire.text)
+        rec.insert_alert(db, alert)
+        log.warning("care alert %s (%s) for %s: %s", alert_id, rule.name, rule.user, fire.text)
+        if not ask:  # straight to the first caregiver, in this same transaction
+            alert = self.climb(db, alert, rule, now)
+        return [("opened", alert)]
+
+    def clear(
+        self, db: sqlite_utils.Database, rule: Rule, clear: Clear, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        out = []
+        for alert in rec.alerts(db, ("open", "acknowledged")):
+            if alert["rule"] == rule.name and alert["detail"].get("key", "") == clear.key:
+                out.append(("resolved", self.close(db, alert, "resolved", clear.why, now)))
+        return out
+
+    # --- the ladder -----------------------------------------------------------------------
+
+    def escalate(self, db: sqlite_utils.Database, now: float) -> list[tuple[str, dict]]:
+        rules = {r.name: r for r in rec.rules(db)}
+        out = []
+        for alert in rec.alerts(db, ("open",)):
+            until, rule = alert["step_until"], rules.get(alert["rule"])
+            if until is None or until > now or rule is None:
+                continue
+            if alert["step"] == ladder.CHECKIN and not alert["detail"].get("answer"):
+                alert["detail"]["answer"] = "silence"
+            out.append(("escalated", self.climb(db, alert, rule, now)))
+        return out
+
+    def climb(
+        self, db: sqlite_utils.Database, alert: dict[str, Any], rule: Rule, now: float
+    ) -> dict[str, Any]:
+        """The next rung: its caregiver's notifications queued, their time to acknowledge
+        set — all in the caller's transaction."""
+        step = alert["step"] + 1
+        until = None
+        if step < len(rule.ladder):
+            who, ack_s = rule.ladder[step]
+            body = ladder.notice(
+                alert["id"],
+                alert["user"],
+                alert["text"],
+                alert["opened_at"],
+                self.zone,
+                step,
+                alert["detail"].get("answer", ""),
+            )
+            title = f"fayd: {alert['severity']} alert for {alert['user']}"
+            self.queue(db, alert["id"], step, who, title, body, now)
+            until = now + ack_s
+            log.warning("care alert %s: telling %s (rung %d)", alert["id"], who, step + 1)
+        elif rule.ladder:
+            log.error("care alert %s: no caregiver acknowledged; all were told", alert["id"])
+        rec.update_alert(db, alert["id"], step=step, step_until=until, detail=alert["detail"])
+        return {**alert, "step": step, "step_until": until}
+
+    def queue(
+        self,
+        db: sqlite_utils.Database,
+        alert: str,
+        step: int,
+        who: str,
+        title: str,
+        body: str,
+        now: float,
+    ) -> None:
+        urls = rec.caregivers(db).get(who, [])
+        if not urls:
+            log.error("care alert %s: caregiver %s has no channel left", alert, who)
+        rows = [
+            {
+                "alert": alert,
+                "step": step,
+                "caregiver": who,
+                "url": u,
+                "title": title,
+                "body": body,
+                "at": now,
+            }
+            for u in urls
+        ]
+        rec.enqueue(db, rows)
+
+    def close(
+        self, db: sqlite_utils.Database, alert: dict[str, Any], state: str, why: str, now: float
+    ) -> dict[str, Any]:
+        """Acknowledged or resolved: the ladder stops; those already told hear how it ended."""
+        rec.update_alert(
+            db, alert["id"], state=state, step_until=None, closed_at=now, closed_by=why
+        )
+        told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
+        note = ladder.closing(alert["user"], alert["text"], state, why)
+        for who in sorted(told):
+            self.queue(db, alert["id"], ladder.CLOSING, who, f"fayd: {state}", note, now)
+        log.warning("care alert %s %s: %s", alert["id"], state, why)
+        return {**alert, "state": state, "step_until": None, "closed_at": now, "closed_by": why}
+
+    def answer(
+        self, db: sqlite_utils.Database, alert_id: str, meaning: str, answer: str | None, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        alert = rec.alert(db, alert_id)
+        if alert is None or alert["state"] != "open" or alert["step"] != ladder.CHECKIN:
+            return []
+        if meaning == "fine":
+            why = f"{alert['user']} said they are fine ({answer!r})"
+            return [("resolved", self.close(db, alert, "resolved", why, now))]
+        rec.update_alert(
+            db, alert_id, step_until=now, detail={**alert["detail"], "answer": meaning}
+        )
+        return []
+
+    def acknowledge(
+        self, db: sqlite_utils.Database, alert_id: str, by: str, state: str, now: float
+    ) -> dict[str, Any]:
+        alert = rec.alert(db, alert_id)
+        if alert is None:
+            raise LookupError(f"no care alert {alert_id!r}")
+        if alert["state"] == "resolved" or alert["state"] == state:
+            return alert
+        return self.close(db, alert, state, f"{state} by {by}", now)

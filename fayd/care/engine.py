@@ -1,0 +1,262 @@
+"""The care engine: one supervised task that feeds the rules (fayd.care.evaluate) from the
+stored sensor events and a minute's tick, opens, folds and resolves alerts, climbs each
+alert's escalation ladder and sends the notifications.
+
+Durable by construction: a step's evaluation (event cursor, rule states, alerts opened or
+resolved, the notifications they queue) is one transaction, and so is each rung of a
+ladder; what leaves fayd afterwards (MQTT, speech, memory, Apprise) is driven from what was
+committed. A kill -9 at any point resumes from the last commit: a rung is queued once
+(``care_outbox`` is unique per alert, rung, caregiver and URL), and a notification is
+marked sent right after Apprise took it. The one window left: a crash between Apprise's
+answer and that commit sends that one notification again (at-least-once, never lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+import time
+from collections.abc import Callable
+from datetime import tzinfo
+from typing import Any
+
+import sqlite_utils
+
+from fayd.beat import Pulse, until_beat
+from fayd.care import ladder
+from fayd.care import records as rec
+from fayd.care.alerts import AlertBook
+from fayd.care.effects import Effects
+from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
+from fayd.care.notify import DeliveryError, retry_after, shown
+from fayd.care.ports import Deliver
+from fayd.care.rules import Rule
+from fayd.protocol import Ack, Alert
+from fayd.store import Store
+
+log = logging.getLogger(__name__)
+
+#: Stored events read per step at most.
+EVENT_BATCH = 2000
+#: The engine looks at the time at least this often (missing-by, inactivity, silence).
+TICK_S = 60.0
+#: Notifications sent at once at most.
+SEND_BATCH = 8
+
+
+class CareEngine:
+    def __init__(
+        self,
+        store: Store,
+        deliver: Deliver,
+        effects: Effects,
+        zone: tzinfo,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.deliver = deliver
+        self.effects = effects
+        self.zone = zone
+        self.clock = clock
+        self.pulse = Pulse(TICK_S)
+        self._wake = asyncio.Event()
+        #: Calls for help raised by the agent (not stored as device events).
+        self._reports: list[Event] = []
+        self.sent = 0
+        self.send_failures = 0
+        effects.on_answer = self.answered
+        self.book = AlertBook(zone, lambda: effects.can_speak)
+        self._acks: set[asyncio.Task[None]] = set()
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """New events are stored, or an alert was acknowledged: look now."""
+        self._wake.set()
+
+    def report(self, alert: Alert) -> None:
+        """The emergency skill raised ``alert`` (someone asked for help aloud): an event of
+        sensor ``emergency`` for event rules; the care alert keeps the skill's id."""
+        data = {"said": alert.text, "alert_id": alert.id, **alert.detail}
+        user = alert.user or self.effects.default_user
+        self._reports.append(Event(0, alert.device or "voice", user, "emergency", alert.at, data))
+        self.wake()
+
+    def device_ack(self, device: str, ack: Ack) -> None:
+        """An ``ack`` frame from a device (a carer's screen, a button): when it names an
+        alert, that alert is acknowledged by the device."""
+        if not ack.ok or not ack.ref or not ack.ref.startswith(("care-", "a-")):
+            return
+
+        async def take() -> None:
+            try:
+                await self.acknowledge(ack.ref or "", device)
+            except LookupError:
+                log.info("device %s acked %s: no such care alert", device, ack.ref)
+            except Exception as exc:
+                log.error("device %s acked %s; not kept: %s", device, ack.ref, exc)
+
+        task = asyncio.get_running_loop().create_task(take())
+        self._acks.add(task)
+        task.add_done_callback(self._acks.discard)
+
+    # --- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        await self.store.run(_start_cursor)
+        # Retained on MQTT again: a crash before publishing is made good; an alert closed
+        # in the last day (perhaps by ``fayd care`` while fayd was stopped) is cleared.
+        recent = self.clock() - 86400
+        for alert in await self.store.run(rec.alerts, ("open", "acknowledged", "resolved")):
+            if alert["state"] == "open" or (alert["closed_at"] or 0) > recent:
+                self.effects.publish(alert)
+        try:
+            await self._loop()
+        finally:
+            self.effects.cancel()
+
+    async def _loop(self) -> None:
+        while True:
+            self.pulse.beat()
+            try:
+                await self.step()
+            except Exception as exc:  # the disk, a bug in one rule: logged, tried again
+                log.error("care step failed (retrying): %s", exc, exc_info=True)
+            wait = await self._until_next()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
+            self._wake.clear()
+
+    async def step(self) -> None:
+        """One pass: new events and the tick, due rungs, due notifications."""
+        now = self.clock()
+        reports, self._reports = self._reports, []
+        changes = await self.store.run(self._evaluate, now, reports)
+        changes += await self.store.run(self.book.escalate, now)
+        for what, alert in changes:
+            self.effects.changed(what, alert)
+        await self._send_due(now)
+
+    async def _until_next(self) -> float:
+        now = self.clock()
+        due = await self.store.run(_next_deadline)
+        # The minute's tick on the daemon's shared beat (fayd.beat): one wake-up with the
+        # other pollers; a rung or a retry due sooner wakes it sooner.
+        tick = until_beat(TICK_S)
+        return max(0.05, min(tick, (due - now) if due is not None else tick))
+
+    # --- evaluation (one transaction) -----------------------------------------------------
+
+    def _evaluate(
+        self, db: sqlite_utils.Database, now: float, reports: list[Event]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        rules = rec.rules(db)
+        kept = rec.state(db)
+        cursor = int(kept.get("cursor", 0))
+        events = rec.new_events(db, cursor, EVENT_BATCH)
+        if events:
+            cursor = events[-1].id
+        seen = rec.last_seen(db)
+        # Copies: the evaluation changes them in place, and only changes are written.
+        states = {
+            r.name: copy.deepcopy(kept.get(f"rule:{r.name}")) or _first_state(r, seen)
+            for r in rules
+        }
+        decisions: list[tuple[Rule, Decision]] = []
+        for ev in [*events, *reports]:
+            for rule in rules:
+                decisions += [(rule, d) for d in on_event(rule, states[rule.name], ev, self.zone)]
+        for rule in rules:
+            decisions += [(rule, d) for d in on_tick(rule, states[rule.name], now, self.zone)]
+        changes = []
+        for rule, decision in decisions:
+            if isinstance(decision, Fire):
+                changes += self.book.fire(db, rule, decision, now)
+            elif isinstance(decision, Clear):
+                changes += self.book.clear(db, rule, decision, now)
+        # Only what changed is written: an idle minute writes nothing (an SD card's wear).
+        if cursor != kept.get("cursor"):
+            rec.set_state(db, "cursor", cursor)
+        for name, value in states.items():
+            if value != kept.get(f"rule:{name}"):
+                rec.set_state(db, f"rule:{name}", value)
+        if len(events) == EVENT_BATCH:
+            self._wake.set()  # more to read
+        return changes
+
+    # --- answers and acknowledgements -----------------------------------------------------
+
+    async def answered(self, alert_id: str, answer: str | None) -> None:
+        """The person's answer to a check-in: "fine" resolves, anything else escalates."""
+        meaning = ladder.understood(answer)
+        done = await self.store.run(self.book.answer, alert_id, meaning, answer, self.clock())
+        for what, alert in done:
+            self.effects.changed(what, alert)
+        self.wake()
+
+    async def acknowledge(self, alert_id: str, by: str, state: str = "acknowledged") -> dict:
+        """A caregiver (the API, the CLI, an MQTT ``ack``) took the alert: the ladder stops.
+        ``state`` "resolved" closes it for good. LookupError: no such alert."""
+        done = await self.store.run(self.book.acknowledge, alert_id, by, state, self.clock())
+        self.effects.changed(state, done)
+        self.wake()
+        return done
+
+    # --- sending --------------------------------------------------------------------------
+
+    async def _send_due(self, now: float) -> None:
+        rows = await self.store.run(rec.due, now, SEND_BATCH)
+        await asyncio.gather(*(self._send(row) for row in rows))
+        if len(rows) == SEND_BATCH:
+            self._wake.set()
+
+    async def _send(self, row: dict[str, Any]) -> None:
+        try:
+            await self.deliver.send(row["url"], row["title"], row["body"])
+        except (DeliveryError, OSError) as exc:
+            self.send_failures += 1
+            attempts = row["attempts"] + 1
+            later = self.clock() + retry_after(attempts)
+            await self.store.run(rec.failed, row["id"], str(exc), later)
+            if attempts in (1, 5) or attempts % 20 == 0:
+                log.error(
+                    "care: notification to %s (%s) not delivered, try %d, retrying: %s",
+                    row["caregiver"],
+                    (await shown([row["url"]]))[0],
+                    attempts,
+                    exc,
+                )
+            return
+        await self.store.run(rec.sent, row["id"], self.clock())
+        self.sent += 1
+
+    async def status(self) -> dict[str, Any]:
+        """For ``fayd status``: open alerts and notifications that have not gone yet."""
+        open_alerts = await self.store.run(rec.alerts, ("open",))
+        stuck = await self.store.run(rec.undelivered)
+        for row, seen in zip(stuck, await shown([r["url"] for r in stuck]), strict=True):
+            row["url"] = seen
+        return {"open": len(open_alerts), "sent": self.sent, "undelivered": stuck}
+
+
+def _start_cursor(db: sqlite_utils.Database) -> None:
+    """A first start reads events from now on, not the whole history."""
+    if "cursor" not in rec.state(db):
+        rec.set_state(db, "cursor", rec.last_event_id(db))
+
+
+def _first_state(rule: Rule, seen: dict[str, float]) -> dict[str, Any]:
+    device = rule.spec.get("device")
+    if rule.kind == "device" and device in seen:
+        return {"seen": seen[device]}
+    return {}
+
+
+def _next_deadline(db: sqlite_utils.Database) -> float | None:
+    rung = db.execute("SELECT min(step_until) FROM care_alerts WHERE state = 'open'").fetchone()[0]
+    send = rec.next_due(db)
+    found = [t for t in (rung, send) if t is not None]
+    return min(found) if found else None

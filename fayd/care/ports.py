@@ -1,0 +1,36 @@
+"""What the care engine needs from the rest of fayd, as small Protocols that
+``fayd.service.wiring`` plugs real objects into (each may be missing: the engine says so in
+the log and goes on without that step)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from fayd.protocol import Alert
+
+
+class Announcer(Protocol):
+    """Speech that fayd starts itself (the reminders' proactive speech)."""
+
+    async def announce(
+        self, user: str, text: str, *, urgent: bool = False, kind: str = "reminder"
+    ) -> bool: ...
+
+
+class Asker(Protocol):
+    """Ask ``user`` a yes/no question aloud and return what they answered, as text, or None
+    when nothing was heard within ``timeout_s`` (silence)."""
+
+    async def ask(self, user: str, question: str, *, timeout_s: float) -> str | None: ...
+
+
+class Publisher(Protocol):
+    """An alert's state to the household: devices and MQTT (retained while open)."""
+
+    def publish(self, alert: Alert) -> None: ...
+
+
+class Deliver(Protocol):
+    """One notification to one Apprise URL; raises DeliveryError when it did not go."""
+
+    async def send(self, url: str, title: str, body: str) -> None: ...
