@@ -34,6 +34,7 @@ LAYERS = {
     "memory": 4,
     "agent": 5,
     "devices": 5,
+    "homeassistant": 5,
     "mcp": 6,
     "service": 7,
     "cli": 8,

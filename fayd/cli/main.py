@@ -221,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from fayd.cli import backup as backup_cli
     from fayd.cli import devices as devices_cli
+    from fayd.cli import homeassistant as homeassistant_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
     from fayd.cli import today as today_cli
@@ -230,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     today_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
     backup_cli.add_parser(sub)
+    homeassistant_cli.add_parser(sub)
     return parser
 
 

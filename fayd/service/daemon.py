@@ -22,10 +22,13 @@ from fayd.auth import ensure_token, verify_ota_signature
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
+from fayd.homeassistant import HomeAssistantBridge
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
+from fayd.service.homeassistant import connect as connect_home_assistant
+from fayd.service.homeassistant import naming as home_assistant_naming
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
@@ -38,7 +41,7 @@ from fayd.store.backup import folder_of
 from fayd.store.nightly import NightlyBackup
 from fayd.store.recovery import open_checked
 from fayd.transport.broker import EmbeddedBroker, broker_folder, stop_stale_broker
-from fayd.transport.broker_files import broker_account
+from fayd.transport.broker_files import ClientAccount, broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
@@ -111,6 +114,9 @@ class Daemon:
         self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
         #: What a user should know about this start (shown by ``fayd status``).
         self.notices: list[str] = []
+        #: Home Assistant discovery (homeassistant.enabled) and its broker account.
+        self.home_assistant: HomeAssistantBridge | None = None
+        self.broker_clients: tuple[ClientAccount, ...] = ()
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -208,6 +214,13 @@ class Daemon:
         parts = self.parts = build(cfg, store, self.engines, sender, announce)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
+        if cfg.homeassistant.enabled:
+            names, account = home_assistant_naming(cfg, cfg.state_dir)
+            self.broker_clients = (account,)
+            known = await store.run(reg.known_devices)
+            ha = connect_home_assistant(cfg, names, self.link, parts, announce, known)
+            self.home_assistant = ha
+            self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
         self.api = ApiServer(build_app(self), cfg.api.host, self.ports.api, token)
 
@@ -320,6 +333,7 @@ class Daemon:
             tls=tls,
             account=account,
             pid_file=self.cfg.state_dir / BROKER_PID,
+            clients=self.broker_clients,
         )
 
     async def _device_secrets(self) -> dict[str, str]:
@@ -328,7 +342,11 @@ class Daemon:
 
     async def reload_devices(self) -> dict[str, Any]:
         """``fayd devices add/remove`` changed the devices' keys: the broker's accounts are
-        written again and reloaded (a removed device is disconnected at once)."""
+        written again and reloaded (a removed device is disconnected at once), and a removed
+        device's Home Assistant entities go."""
+        if self.home_assistant is not None:
+            assert self.store is not None
+            self.home_assistant.forget_missing(await self.store.run(reg.known_devices))
         if self.broker is None:
             return {"broker": "external", "accounts": None}
         return {"broker": "embedded", "accounts": await self.broker.reload()}
@@ -411,6 +429,7 @@ class Daemon:
             "notices": self.notices,
             "backup": self.backups.status() if self.backups else None,
             "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
+            "homeassistant": self.home_assistant.status() if self.home_assistant else None,
         }
 
     async def ota_push(

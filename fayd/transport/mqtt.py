@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 #: Called for every uplink message: (device, kind, payload).
 Inbound = Callable[[str, str, bytes], Awaitable[None]]
+#: Called for a message on a topic someone listens to (``MqttLink.listen``): (topic,
+#: payload, retained: it was stored by the broker before this connection subscribed).
+Listener = Callable[[str, bytes, bool], Awaitable[None]]
 
 
 def parse_mqtt_url(url: str) -> tuple[str, int]:
@@ -97,6 +100,14 @@ class MqttLink:
         self.outbox: asyncio.Queue[tuple[str, bytes, int, bool]] = asyncio.Queue(queue_size)
         self.status = LinkStatus()
         self.connected = asyncio.Event()
+        #: Topic filters beyond the devices' uplinks, subscribed in this order at every
+        #: connect, each with who is told of its messages.
+        self.listeners: list[tuple[str, Listener]] = []
+
+    def listen(self, topic_filter: str, listener: Listener) -> None:
+        """Also subscribe to ``topic_filter`` (from the next connect on: call it before
+        ``run``); ``listener`` gets each message, and must not block."""
+        self.listeners.append((topic_filter, listener))
 
     def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
         """Queue one frame for a device's downlink; False if it was dropped."""
@@ -107,6 +118,10 @@ class MqttLink:
     def announce(self, topic: str, payload: bytes) -> bool:
         """A household message on ``topic`` (an alert), retained, at QoS 1."""
         return self._enqueue(topic, payload, 1, True)
+
+    def publish(self, topic: str, payload: bytes, *, retain: bool) -> bool:
+        """Any message at QoS 1 (Home Assistant's discovery and states); False if dropped."""
+        return self._enqueue(topic, payload, 1, retain)
 
     def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> bool:
         try:
@@ -157,6 +172,8 @@ class MqttLink:
         ) as client:
             no_delay(client)
             await client.subscribe(self.topics.all_up, qos=1)
+            for topic_filter in dict.fromkeys(f for f, _ in self.listeners):
+                await client.subscribe(topic_filter, qos=1)  # one by one: retained in order
             online = json.dumps({"v": 1, "online": True}).encode()
             await client.publish(self.topics.daemon_status, online, qos=1, retain=True)
             self.status.connected = True
@@ -186,13 +203,16 @@ class MqttLink:
 
     async def _receive_loop(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
-            parsed = self.topics.parse(message.topic.value)
-            if parsed is None or parsed[1] != "up":
-                continue
             payload = message.payload
             if isinstance(payload, str):
                 payload = payload.encode()
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
+            parsed = self.topics.parse(message.topic.value)
+            if parsed is None or parsed[1] != "up":
+                for topic_filter, listener in self.listeners:
+                    if message.topic.matches(topic_filter):
+                        await listener(message.topic.value, bytes(payload), message.retain)
+                continue
             self.status.received += 1
             await self.inbound(parsed[0], parsed[2], bytes(payload))
