@@ -270,3 +270,101 @@ async def test_a_device_its_readings_and_its_person_appear_and_go(make_daemon) -
         assert len(mine) == 4
         await ha.until(lambda: all(ha.seen.get(t) == b"" for t in mine), "them removed")
         assert ha.config("sensor", "person_rose_activity")  # the person stays
+
+
+def status(daemon: DaemonProcess) -> dict[str, Any]:
+    return daemon.api("GET", "/api/status").json()["homeassistant"]
+
+
+async def until_status(daemon: DaemonProcess, check: Callable[[dict], bool], what: str) -> dict:
+    async with asyncio.timeout(30):
+        while not check(found := await asyncio.to_thread(status, daemon)):
+            await asyncio.sleep(0.1)
+    assert found is not None, what
+    return found
+
+
+@needs_mosquitto
+async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(make_daemon) -> None:
+    daemon = make_daemon(ENABLED)
+    host, port = parse_mqtt_url(daemon.runtime["mqtt"])
+    async with (
+        HomeAssistant(daemon) as ha,
+        daemon.sim("hall-1") as hall,
+        daemon.mqtt_client("intruder", timeout=10) as intruder,  # a device's account
+    ):
+        await hall.hello(roles=("mic", "speaker"), user="rose")
+        await hall.say_text("Help! I've fallen over and I can't get up")
+        button = await ha.until(
+            lambda: next((c for t, c in ha.configs().items() if "/button/" in t), None),
+            "the alert's button",
+            within_s=120,
+        )
+        alert_id = button["payload_press"]
+        alert_topic = f"{PREFIX}/alerts/{alert_id}"
+        for topic, config in ha.configs().items():
+            check_config(topic, config)
+        summary = await ha.until(
+            lambda: (ha.json(f"{PREFIX}/ha/alerts") or {}).get("open") == 1
+            and ha.json(f"{PREFIX}/ha/alerts"),
+            "the open alert",
+        )
+        assert summary["alerts"][0]["kind"] == "emergency"
+        print(json.dumps(button, indent=1, ensure_ascii=False))
+
+        # Attack the door: another account on the broker presses the button's topic, and a
+        # client without an account, or with HA's name and a guessed password, is refused.
+        await intruder.publish(button["command_topic"], alert_id, qos=1)
+        for user, password in ((None, None), ("homeassistant", "guess")):
+            with pytest.raises(aiomqtt.MqttError, match="Not authorized"):
+                async with aiomqtt.Client(host, port, username=user, password=password):
+                    pass
+        # HA's own press of an unknown alert comes after the intruder's: once fayd has it,
+        # the intruder's (sent first) would have been taken in before it, had the broker
+        # let it through.
+        await ha.client.publish(button["command_topic"], "no-such-alert", qos=1)
+        seen = await until_status(daemon, lambda s: s["asked"] >= 1, "HA's press")
+        assert (seen["asked"], seen["acknowledged"]) == (1, 0)
+        assert ha.json(alert_topic)["state"] == "open"
+
+        await ha.press(button)  # Home Assistant's button: the alert is acknowledged
+        acked = await ha.until(
+            lambda: (ha.json(alert_topic) or {}).get("state") == "acknowledged"
+            and ha.json(alert_topic),
+            "the alert acknowledged",
+        )
+        assert acked["detail"]["acknowledged_by"] == "homeassistant"
+        config_topic = next(t for t in ha.configs() if "/button/" in t)
+        await ha.until(lambda: ha.seen.get(config_topic) == b"", "the button removed")
+        await ha.until(lambda: ha.json(f"{PREFIX}/ha/alerts")["open"] == 0, "no open alert")
+        assert (await asyncio.to_thread(status, daemon))["acknowledged"] == 1
+        await ha.press(button)  # a second press: nothing is open any more
+        seen = await until_status(daemon, lambda s: s["asked"] == 3, "the second press")
+        assert seen["acknowledged"] == 1
+
+
+@needs_mosquitto
+async def test_entities_outlive_a_restart_and_one_forgotten_meanwhile_goes(make_daemon) -> None:
+    daemon = make_daemon(ENABLED)
+    async with HomeAssistant(daemon) as ha:
+        for device in ("attic-1", "porch-1"):
+            async with daemon.sim(device) as sim:
+                await sim.hello(roles=("sensor",))
+                await sim.publish("event", event(1, "humidity", {"value": 55}))
+                await ha.until(lambda d=device: ha.config("sensor", f"{d}_humidity"), device)
+        before = {t: c for t, c in ha.configs().items() if "/attic-1_" in t}
+        porch = [t for t in ha.configs() if "/porch-1_" in t]
+        assert len(before) == len(porch) == 3  # connected, last event, humidity
+    assert daemon.stop() == 0
+    done = daemon.cli("devices", "remove", "porch-1")  # while fayd is down
+    assert done.returncode == 0 and "not running" in done.stdout, done.stdout + done.stderr
+    daemon.start()
+    async with HomeAssistant(daemon) as ha:
+        await ha.until(
+            lambda: all(ha.configs().get(t) == c for t, c in before.items()), "attic-1 as it was"
+        )
+        await ha.until(lambda: not any(t in ha.configs() for t in porch), "porch-1 gone")
+        await ha.until(
+            lambda: ha.json(f"{PREFIX}/ha/dev/attic-1/reading/humidity")["value"] == 55,
+            "its humidity",
+        )

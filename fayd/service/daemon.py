@@ -117,6 +117,8 @@ class Daemon:
         #: Home Assistant discovery (homeassistant.enabled) and its broker account.
         self.home_assistant: HomeAssistantBridge | None = None
         self.broker_clients: tuple[ClientAccount, ...] = ()
+        #: The devices with a key: the only ones the embedded broker lets in.
+        self.keyed: set[str] = set()
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -186,7 +188,7 @@ class Daemon:
         assert store is not None
         self.link = MqttLink(
             Topics(cfg.mqtt.prefix),
-            self._inbound,
+            self._mqtt_inbound,
             # Not guessable from `fayd status` (an external broker without
             # use_username_as_clientid would let a client with that id kick fayd off).
             client_id=f"fayd-{secrets.token_hex(6)}",
@@ -338,7 +340,9 @@ class Daemon:
 
     async def _device_secrets(self) -> dict[str, str]:
         assert self.store is not None
-        return await self.store.run(reg.device_secrets)
+        found = await self.store.run(reg.device_secrets)
+        self.keyed = set(found)
+        return found
 
     async def reload_devices(self) -> dict[str, Any]:
         """``fayd devices add/remove`` changed the devices' keys: the broker's accounts are
@@ -362,6 +366,17 @@ class Daemon:
         if self.serial is None:  # serial.enabled = false: fayd holds no port
             return {"port": port, "released": False, "watched": False}
         return await self.serial.release(port, seconds)
+
+    async def _mqtt_inbound(self, device: str, kind: str, payload: bytes) -> None:
+        if kind == "hello" and self.broker is not None and device not in self.keyed:
+            # Only a device with a key can log in to the embedded broker, so this is the
+            # retained hello of one removed (fayd devices remove) while fayd was stopped: it
+            # must not bring the device back. Cleared (its own clearing comes back empty).
+            if payload:
+                log.info("device %s was removed: its retained hello is cleared", device)
+                self.link.publish(self.link.topics.up(device, kind), b"", retain=True)
+            return
+        await self._inbound(device, kind, payload)
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         assert self.parts is not None
