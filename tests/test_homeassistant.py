@@ -20,7 +20,13 @@ import pytest
 
 from fayd.config import load_config
 from fayd.errors import ConfigError
-from fayd.homeassistant import Entities, Naming, read_identity
+from fayd.homeassistant import (
+    AnnouncedAlerts,
+    Entities,
+    HomeAssistantBridge,
+    Naming,
+    read_identity,
+)
 from fayd.homeassistant.discovery import key
 from fayd.homeassistant.readings import KNOWN, readings_of
 from fayd.protocol import SensorEvent, encode
@@ -198,6 +204,46 @@ def test_bad_settings_are_named(env: dict[str, str], message: str) -> None:
     assert message in str(caught.value) and "FAYD_HOMEASSISTANT_" in str(caught.value)
 
 
+class Published:
+    """What the bridge published, in order (its Publisher port, as the link would)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes]] = []
+        self.now: dict[str, bytes] = {}
+
+    def publish(self, topic: str, payload: bytes, *, retain: bool) -> bool:
+        assert retain
+        self.sent.append((topic, payload))
+        self.now[topic] = payload
+        return True
+
+    def json(self, topic: str) -> Any:
+        return json.loads(self.now[topic])
+
+
+async def test_old_values_do_not_replace_newer_ones_and_a_flood_is_capped() -> None:
+    out = Published()
+    names = Naming("fayd_0a1b2c3d", PREFIX)
+    announced: list = []
+    bridge = HomeAssistantBridge(names, out, AnnouncedAlerts(PREFIX, announced.append), {"b-1"})
+    bridge.device("b-1", ("sensor",), "1.0", True)
+    bridge.event("b-1", "rose", "temperature", {"value": 20.0}, 2000.0, "t")
+    bridge.event("b-1", "rose", "temperature", {"value": 18.0}, 1000.0, "replayed")
+    assert out.json(f"{PREFIX}/ha/dev/b-1/reading/temperature")["value"] == 20.0
+    assert out.json(f"{PREFIX}/ha/person/rose/activity")["text"] == "t"
+    for i in range(100):  # a faulty sensor inventing a new sensor name each time
+        bridge.event("b-1", None, f"s{i}", {"value": i}, 3000.0 + i, "x")
+    configs = [t for t in out.now if t.endswith("/config") and "b-1_" in t]
+    assert len(configs) == 2 + 32  # connected, last event and 32 readings
+    bridge.event("stranger", None, "temperature", {"value": 1}, 1.0, "x")  # not known
+    assert not any("stranger" in t for t in out.now)
+    # Presses: text only; an unknown alert is not acknowledged.
+    for bad in (b"\xff\xfe", b"x" * 65, b"a\nb", b""):
+        await bridge.message(names.ack_topic, bad, False)
+    assert (bridge.refused, bridge.acks.qsize()) == (4, 0)
+    assert not await bridge.acknowledger.acknowledge("no-such", "homeassistant")
+
+
 # --- the real daemon --------------------------------------------------------------------------
 
 
@@ -257,6 +303,14 @@ async def test_a_device_its_readings_and_its_person_appear_and_go(make_daemon) -
 
         for topic, config in ha.configs().items():
             check_config(topic, config)
+        # HA restarted (its birth message): fayd publishes everything again.
+        count = len(ha.configs())
+        ha.seen.clear()
+        await ha.client.publish("homeassistant/status", "online", qos=1)
+        await ha.until(lambda: len(ha.configs()) == count, "every config again")
+        login = json.loads(daemon.cli("homeassistant", "--json").stdout)
+        assert (login["username"], login["node_id"]) == ("homeassistant", node)
+        assert login["port"] == parse_mqtt_url(daemon.runtime["mqtt"])[1]
         sample = {t: c for t, c in ha.configs().items() if "kitchen-1" in t}
         print(json.dumps(sample, indent=1, ensure_ascii=False))
     # The device left (its offline presence): its entities are unavailable, it is disconnected.
@@ -305,8 +359,10 @@ async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(mak
         for topic, config in ha.configs().items():
             check_config(topic, config)
         summary = await ha.until(
-            lambda: (ha.json(f"{PREFIX}/ha/alerts") or {}).get("open") == 1
-            and ha.json(f"{PREFIX}/ha/alerts"),
+            lambda: (
+                (ha.json(f"{PREFIX}/ha/alerts") or {}).get("open") == 1
+                and ha.json(f"{PREFIX}/ha/alerts")
+            ),
             "the open alert",
         )
         assert summary["alerts"][0]["kind"] == "emergency"
@@ -329,8 +385,9 @@ async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(mak
 
         await ha.press(button)  # Home Assistant's button: the alert is acknowledged
         acked = await ha.until(
-            lambda: (ha.json(alert_topic) or {}).get("state") == "acknowledged"
-            and ha.json(alert_topic),
+            lambda: (
+                (ha.json(alert_topic) or {}).get("state") == "acknowledged" and ha.json(alert_topic)
+            ),
             "the alert acknowledged",
         )
         assert acked["detail"]["acknowledged_by"] == "homeassistant"
