@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -425,3 +427,27 @@ async def test_entities_outlive_a_restart_and_one_forgotten_meanwhile_goes(make_
             lambda: ha.json(f"{PREFIX}/ha/dev/attic-1/reading/humidity")["value"] == 55,
             "its humidity",
         )
+
+
+@needs_mosquitto
+async def test_a_broker_killed_before_it_saved_its_retained_messages_gets_them_again(
+    make_daemon,
+) -> None:
+    daemon = make_daemon(ENABLED)
+    async with HomeAssistant(daemon) as ha, daemon.sim("den-1") as den:
+        await den.hello(roles=("sensor",))
+        await ha.until(lambda: ha.config("binary_sensor", "den-1_connected"), "den-1")
+    broker = json.loads((daemon.state / "broker.pid").read_text())["pid"]
+    os.kill(broker, signal.SIGKILL)  # mosquitto saves retained messages only now and then
+    async with asyncio.timeout(90):
+        while True:  # the supervisor starts it again, on the same port
+            try:
+                ha = await HomeAssistant(daemon).__aenter__()
+                break
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.5)
+    try:
+        await ha.until(lambda: ha.config("binary_sensor", "den-1_connected"), "den-1 again", 60)
+        await ha.until(lambda: ha.config("binary_sensor", "fayd_running"), "fayd again")
+    finally:
+        await ha.__aexit__(None, None, None)

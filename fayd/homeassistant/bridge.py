@@ -69,6 +69,7 @@ class HomeAssistantBridge:
         self.latest: dict[str, float] = {}
         self.alerts: dict[str, Alert] = {}
         self.acks: asyncio.Queue[str] = asyncio.Queue(ACK_QUEUE)
+        self.connects = 0
         #: Presses of alert buttons taken in, acknowledged and refused (fayd status).
         self.asked = 0
         self.acknowledged = 0
@@ -136,7 +137,7 @@ class HomeAssistantBridge:
             if self.naming.config_topic(entity) not in self.published and self._full(owner):
                 continue
             self._config(entity, owner)
-            topic = self.naming.device_state(device, f"reading/{key(reading.object)}")
+            topic = self.naming.reading_state(device, reading.object)
             self._state(topic, {"value": reading.value, "at": iso(at)}, at, owner)
         if user and sensor not in NOT_ACTIVITY:
             self._config(self.entities.activity(user))
@@ -190,6 +191,13 @@ class HomeAssistantBridge:
         except asyncio.QueueFull:
             self.refused += 1
             log.warning("home assistant: too many acknowledgements waiting; %s dropped", alert_id)
+
+    def connected(self) -> None:
+        """The link (re)connected. After the first time the broker may have restarted
+        without what it retained (mosquitto saves it only now and then): all again."""
+        self.connects += 1
+        if self.connects > 1:
+            self._publish_all()
 
     def _publish_all(self) -> None:
         """HA (re)started: everything again, configs before states."""

@@ -87,6 +87,9 @@ class Naming:
     def device_state(self, device: str, what: str) -> str:
         return self.state("dev", key(device), what)
 
+    def reading_state(self, device: str, reading: str) -> str:
+        return self.device_state(device, f"reading/{key(reading)}")
+
     def availability(self, device: str) -> str:
         return self.device_state(device, "availability")
 
@@ -186,7 +189,7 @@ class Entities:
     def reading(self, device: str, block: dict[str, Any], obj_name: str, kind: Kind) -> Entity:
         obj = f"{key(device)}_{key(obj_name)}"
         config = self._base(obj, kind.name, block)
-        topic = self.n.device_state(device, f"reading/{key(obj_name)}")
+        topic = self.n.reading_state(device, obj_name)
         if kind.component == "binary_sensor":
             template = "{{ 'ON' if value_json.value else 'OFF' }}"
         else:

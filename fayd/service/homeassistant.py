@@ -82,4 +82,5 @@ def connect(
     link.listen(names.configs, bridge.message)
     link.listen(names.birth, bridge.message)
     link.listen(names.ack_topic, bridge.message)
+    link.on_connect.append(bridge.connected)
     return bridge

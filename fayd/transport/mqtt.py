@@ -103,6 +103,9 @@ class MqttLink:
         #: Topic filters beyond the devices' uplinks, subscribed in this order at every
         #: connect, each with who is told of its messages.
         self.listeners: list[tuple[str, Listener]] = []
+        #: Told after each connect (subscriptions made): who must publish again what a
+        #: broker that lost its retained messages (killed before it saved them) forgot.
+        self.on_connect: list[Callable[[], None]] = []
 
     def listen(self, topic_filter: str, listener: Listener) -> None:
         """Also subscribe to ``topic_filter`` (from the next connect on: call it before
@@ -179,6 +182,8 @@ class MqttLink:
             self.status.connected = True
             self.status.connects += 1
             self.connected.set()
+            for told in self.on_connect:
+                told()
             log.info("mqtt: connected to %s:%d", host, port)
             # Either loop ends only by an error (a lost connection): stop the other, re-raise.
             loops = {
