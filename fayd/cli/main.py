@@ -76,6 +76,12 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         print(f"backup: {_backup_line(backup)}")
     if disk := status.get("disk"):
         print(f"disk: {_disk_line(disk)}")
+    if ha := status.get("homeassistant"):
+        print(
+            f"home assistant: node {ha['node']}, {ha['retained']} retained topics, "
+            f"{ha['open_alerts']} open alerts, {ha['acknowledged']} acknowledged there"
+            + (f", {ha['refused']} presses refused" if ha["refused"] else "")
+        )
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
