@@ -70,6 +70,8 @@ class HomeAssistantBridge:
         self.alerts: dict[str, Alert] = {}
         self.acks: asyncio.Queue[str] = asyncio.Queue(ACK_QUEUE)
         self.connects = 0
+        #: Devices that reached MAX_READINGS (said once in the log).
+        self.capped: set[str] = set()
         #: Presses of alert buttons taken in, acknowledged and refused (fayd status).
         self.asked = 0
         self.acknowledged = 0
@@ -148,7 +150,9 @@ class HomeAssistantBridge:
         configs = [t for t in self.owned.get(owner, ()) if t.endswith("/config")]
         if len(configs) < MAX_READINGS + 2:  # + connected and last event
             return False
-        log.warning("home assistant: device %s has %d entities already", owner, len(configs))
+        if owner not in self.capped:  # once: a faulty sensor would say it at every event
+            self.capped.add(owner)
+            log.warning("home assistant: device %s has %d entities: no more", owner, len(configs))
         return True
 
     def forget_missing(self, known: set[str]) -> None:
