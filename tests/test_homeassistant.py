@@ -328,6 +328,10 @@ async def test_a_device_its_readings_and_its_person_appear_and_go(make_daemon) -
         assert ha.config("sensor", "person_rose_activity")  # the person stays
 
 
+def stored(daemon: DaemonProcess) -> int:
+    return daemon.api("GET", "/api/status").json()["frames"]["events_stored"]
+
+
 def status(daemon: DaemonProcess) -> dict[str, Any]:
     return daemon.api("GET", "/api/status").json()["homeassistant"]
 
@@ -377,6 +381,14 @@ async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(mak
             with pytest.raises(aiomqtt.MqttError, match="Not authorized"):
                 async with aiomqtt.Client(host, port, username=user, password=password):
                     pass
+        # Nor can HA's account speak as a device (the ACL lets every user write under its own
+        # name, as devices do): what it sends there is dropped, before the hall's event.
+        await ha.client.publish(f"{PREFIX}/dev/homeassistant/up/event", event(1, "panic", {}))
+        await hall.publish("event", event(1, "motion", {}))
+        await until_status(daemon, lambda s: s["retained"] and stored(daemon) >= 1, "an event")
+        assert stored(daemon) == 1
+        devices = daemon.api("GET", "/api/status").json()["devices"]
+        assert [d["id"] for d in devices] == ["hall-1"]
         # HA's own press of an unknown alert comes after the intruder's: once fayd has it,
         # the intruder's (sent first) would have been taken in before it, had the broker
         # let it through.

@@ -368,12 +368,13 @@ class Daemon:
         return await self.serial.release(port, seconds)
 
     async def _mqtt_inbound(self, device: str, kind: str, payload: bytes) -> None:
-        if kind == "hello" and self.broker is not None and device not in self.keyed:
-            # Only a device with a key can log in to the embedded broker, so this is the
-            # retained hello of one removed (fayd devices remove) while fayd was stopped: it
-            # must not bring the device back. Cleared (its own clearing comes back empty).
-            if payload:
-                log.info("device %s was removed: its retained hello is cleared", device)
+        if self.broker is not None and device not in self.keyed:
+            # Only a device with a key logs in to the embedded broker as that device, so
+            # this is either the retained hello of one removed (fayd devices remove) while
+            # fayd was stopped, which must not bring it back (cleared; its clearing comes
+            # back empty), or another account (Home Assistant's) writing under its own name.
+            if kind == "hello" and payload:
+                log.info("%s has no key: its retained hello is cleared", device)
                 self.link.publish(self.link.topics.up(device, kind), b"", retain=True)
             return
         await self._inbound(device, kind, payload)
