@@ -21,6 +21,7 @@ import jsonschema
 import pytest
 
 from fayd.config import load_config
+from fayd.devices.simulator import SimDevice
 from fayd.errors import ConfigError
 from fayd.homeassistant import (
     AnnouncedAlerts,
@@ -463,3 +464,30 @@ async def test_a_broker_killed_before_it_saved_its_retained_messages_gets_them_a
         await ha.until(lambda: ha.config("binary_sensor", "fayd_running"), "fayd again")
     finally:
         await ha.__aexit__(None, None, None)
+
+
+@needs_mosquitto
+async def test_with_the_households_own_broker(make_daemon, broker) -> None:
+    """mqtt.url: fayd makes no account (the household's broker has HA's); discovery works
+    the same, and `fayd homeassistant` says to use HA's own login."""
+    daemon = make_daemon({**ENABLED, "FAYD_MQTT_URL": broker.url})
+    node = read_identity(daemon.state).node
+    seen: dict[str, bytes] = {}
+    async with (
+        aiomqtt.Client("127.0.0.1", broker.port, identifier="ha") as ha,
+        SimDevice(broker.url, "shed-1") as shed,
+    ):
+        await ha.subscribe("homeassistant/#", qos=1)
+        await ha.subscribe(f"{PREFIX}/ha/#", qos=1)
+        await shed.hello(roles=("sensor",))
+        await shed.publish("event", event(1, "temperature", {"value": 4.5}))
+        want = f"homeassistant/sensor/{node}/shed-1_temperature/config"
+        async with asyncio.timeout(30):
+            async for message in ha.messages:
+                seen[message.topic.value] = bytes(message.payload)  # type: ignore[arg-type]
+                if want in seen and seen.get(f"{PREFIX}/ha/dev/shed-1/reading/temperature"):
+                    break
+    check_config(want, json.loads(seen[want]))
+    assert json.loads(seen[f"{PREFIX}/ha/dev/shed-1/reading/temperature"])["value"] == 4.5
+    login = json.loads(daemon.cli("homeassistant", "--json").stdout)
+    assert (login["port"], login["username"], login["password"]) == (broker.port, None, None)
