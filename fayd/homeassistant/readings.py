@@ -32,7 +32,7 @@ class Reading:
 
     object: str
     kind: Kind
-    value: float | bool
+    value: float | int | bool
 
 
 #: The battery is also a reading: a device reports it as an event of sensor "battery".
@@ -67,11 +67,15 @@ IGNORED = frozenset({"dropped"})
 MAX_VALUE = 1e12
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> float | int | None:
+    """A reading's number as sent (152 stays 152, not 152.0), or None when it is none."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
-    return number if math.isfinite(number) and abs(number) <= MAX_VALUE else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer no float holds
+        return None
+    return value if math.isfinite(number) and abs(number) <= MAX_VALUE else None
 
 
 def readings_of(sensor: str, data: dict[str, Any]) -> list[Reading]:
