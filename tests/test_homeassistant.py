@@ -183,7 +183,13 @@ def test_readings_of_events() -> None:
     assert readings_of("dropped", {"value": 3}) == []
     assert readings_of("lux", {"value": 300})[0].object == "lux_value"
     # Not numbers: nothing (a bool is not a temperature, NaN and huge values are faults).
-    for data in ({"value": True}, {"value": float("nan")}, {"value": 1e300}, {"value": 10**400}, {"value": "9"}):
+    for data in (
+        {"value": True},
+        {"value": float("nan")},
+        {"value": 1e300},
+        {"value": 10**400},
+        {"value": "9"},
+    ):
         assert readings_of("temperature", data) == []
 
 
