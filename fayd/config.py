@@ -204,6 +204,18 @@ class BackupConfig:
 
 
 @dataclass(frozen=True)
+class HomeAssistantConfig:
+    """Home Assistant MQTT discovery (docs/homeassistant.md): fayd's devices, readings,
+    people's last activity and open alerts appear in Home Assistant with no YAML."""
+
+    #: Off by default. On: fayd publishes discovery and states, and (embedded broker) makes
+    #: Home Assistant a broker account (``fayd homeassistant`` shows its login).
+    enabled: bool = False
+    #: Home Assistant's discovery prefix (its MQTT integration's setting).
+    discovery_prefix: str = "homeassistant"
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
 
@@ -220,6 +232,7 @@ class Config:
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     backup: BackupConfig = field(default_factory=BackupConfig)
+    homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""

@@ -219,6 +219,7 @@ RULES: dict[str, Rule] = {
     "backup.keep_days": lambda v: "" if 1 <= v <= 365 else "must be 1-365 backups",
     "paths.disk_warn_mb": lambda v: "" if 0 <= v <= 1_000_000 else "must be 0-1000000 MB",
     "paths.disk_warn_percent": lambda v: "" if 0 <= v <= 50 else "must be 0-50 (%)",
+    "homeassistant.discovery_prefix": _topic_prefix,
     "log.level": _one_of(LOG_LEVELS, fold=True),
 }
 
@@ -298,6 +299,13 @@ def _together(cfg: Any) -> None:
         )
     if mqtt.tls_port and mqtt.tls_port == mqtt.embedded_port:
         raise ConfigError(f"{cfg.setting('mqtt.tls_port')}: the same port as mqtt.embedded_port")
+    ha = cfg.homeassistant.discovery_prefix.split("/")
+    ours = mqtt.prefix.split("/")
+    if ha[: len(ours)] == ours or ours[: len(ha)] == ha:
+        raise ConfigError(
+            f"{cfg.setting('homeassistant.discovery_prefix')}: overlaps mqtt.prefix"
+            f" ({mqtt.prefix}); Home Assistant's topics and fayd's must not share levels"
+        )
     if speech.asr_engine == "sherpa" and not speech.asr_model:
         raise ConfigError(
             f"{cfg.setting('speech.asr_engine')}: needs speech.asr_model, the folder of your"

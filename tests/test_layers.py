@@ -35,6 +35,7 @@ LAYERS = {
     "agent": 5,
     "devices": 5,
     "care": 5,
+    "homeassistant": 5,
     "mcp": 6,
     "service": 7,
     "cli": 8,

@@ -6,6 +6,7 @@ The design and the attacks each part refuses are in docs/security.md."""
 
 from fayd.auth.device_keys import (
     DAEMON_USER,
+    HOME_ASSISTANT_USER,
     PROBE_USER,
     RESERVED_IDS,
     mqtt_password,
@@ -19,6 +20,7 @@ from fayd.auth.tokens import TOKEN_FILE, TokenUnreadable, ensure_token, read_tok
 
 __all__ = [
     "DAEMON_USER",
+    "HOME_ASSISTANT_USER",
     "PROBE_USER",
     "RESERVED_IDS",
     "TOKEN_FILE",

@@ -22,8 +22,10 @@ from collections.abc import Iterable
 DAEMON_USER = "fayd"
 #: The broker user fayd logs in as to see that a reload of the accounts has taken effect.
 PROBE_USER = "fayd-probe"
+#: The broker user Home Assistant logs in as (docs/homeassistant.md).
+HOME_ASSISTANT_USER = "homeassistant"
 #: Device ids that would collide with fayd's own broker identities.
-RESERVED_IDS = frozenset({DAEMON_USER, PROBE_USER})
+RESERVED_IDS = frozenset({DAEMON_USER, PROBE_USER, HOME_ASSISTANT_USER})
 MQTT_LABEL = b"fayd-mqtt-password"
 OTA_LABEL = "fayd-ota-v1"
 

@@ -79,6 +79,12 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     if care := status.get("care"):
         for line in _care_lines(care):
             print(line)
+    if ha := status.get("homeassistant"):
+        print(
+            f"home assistant: node {ha['node']}, {ha['retained']} retained topics, "
+            f"{ha['open_alerts']} open alerts, {ha['acknowledged']} acknowledged there"
+            + (f", {ha['refused']} presses refused" if ha["refused"] else "")
+        )
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
@@ -237,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fayd.cli import backup as backup_cli
     from fayd.cli import care as care_cli
     from fayd.cli import devices as devices_cli
+    from fayd.cli import homeassistant as homeassistant_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
     from fayd.cli import today as today_cli
@@ -247,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp_cli.add_parser(sub)
     backup_cli.add_parser(sub)
     care_cli.add_parser(sub)
+    homeassistant_cli.add_parser(sub)
     return parser
 
 

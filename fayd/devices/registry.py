@@ -92,6 +92,8 @@ class DeviceState:
 
 #: Called when a device's settings changed: (its state, the settings it had before).
 SettingsChanged = Callable[[DeviceState, DeviceSettings], Awaitable[None]]
+#: Called after a device's hello or presence was taken in (it must not block).
+Seen = Callable[[DeviceState], None]
 
 
 class DeviceRegistry:
@@ -103,6 +105,8 @@ class DeviceRegistry:
         self.settings_rev = 0
         #: Told when a device's settings change (the microphones update wake word, barge-in).
         self.on_settings: SettingsChanged | None = None
+        #: Told of each hello and presence once stored (Home Assistant's entities).
+        self.on_seen: Seen | None = None
         #: The settings commands sent and the devices' answers (``fayd devices set``).
         self.acks = SettingsAcks()
         self._strangers: dict[str, ErrorBudget] = {}
@@ -137,10 +141,15 @@ class DeviceRegistry:
         )
         self._tell_settings(state)  # first: a disk that refuses the row costs it nothing
         await self.store.run(records.upsert_device, hello)
+        if self.on_seen is not None:
+            self.on_seen(state)
 
     async def presence(self, device: str, online: bool) -> None:
-        self.state(device).online = online
+        state = self.state(device)
+        state.online = online
         await self.store.run(records.set_presence, device, online)
+        if self.on_seen is not None:
+            self.on_seen(state)
 
     async def load_known(self) -> None:
         """Devices seen before this start keep their roles until they say hello again;

@@ -78,6 +78,8 @@ class EventWriter:
         self.store = store
         self.sender = sender
         self.on_stored = on_stored
+        #: Told of each event once stored, new ones only (not replays); must not block.
+        self.on_fresh: Callable[[str, SensorEvent], None] | None = None
         self.pending: list[tuple[str, SensorEvent]] = []
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
@@ -144,6 +146,8 @@ class EventWriter:
                     await self._ack(
                         device, Ack(str(event.seq), detail=None if new else "duplicate")
                     )
+                    if new and self.on_fresh is not None:
+                        self.on_fresh(device, event)
             fresh = sum(new is True for new in stored)
             self.stored += fresh
             self.replays += sum(new is False for new in stored)

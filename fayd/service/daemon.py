@@ -23,10 +23,13 @@ from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
+from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
+from fayd.service.homeassistant import connect as connect_home_assistant
+from fayd.service.homeassistant import naming as home_assistant_naming
 from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
@@ -39,7 +42,7 @@ from fayd.store.backup import folder_of
 from fayd.store.nightly import NightlyBackup
 from fayd.store.recovery import open_checked
 from fayd.transport.broker import EmbeddedBroker, broker_folder, stop_stale_broker
-from fayd.transport.broker_files import broker_account
+from fayd.transport.broker_files import ClientAccount, broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
@@ -114,6 +117,12 @@ class Daemon:
         self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
         #: What a user should know about this start (shown by ``fayd status``).
         self.notices: list[str] = []
+        #: Home Assistant discovery (homeassistant.enabled) and its broker account.
+        self.home_assistant: HomeAssistantBridge | None = None
+        self.broker_clients: tuple[ClientAccount, ...] = ()
+        self.ha_names: Naming | None = None
+        #: The devices with a key: the only ones the embedded broker lets in.
+        self.keyed: set[str] = set()
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -187,7 +196,7 @@ class Daemon:
         cfg = self.cfg
         self.link = MqttLink(
             Topics(cfg.mqtt.prefix),
-            self._inbound,
+            self._mqtt_inbound,
             # Not guessable from `fayd status` (an external broker without
             # use_username_as_clientid would let a client with that id kick fayd off).
             client_id=f"fayd-{secrets.token_hex(6)}",
@@ -206,6 +215,9 @@ class Daemon:
                 queue_size=cfg.serial.queue_size,
                 max_backoff=cfg.serial.max_backoff_s,
             )
+        if cfg.homeassistant.enabled:  # its account is on the broker from the start
+            self.ha_names, account = home_assistant_naming(cfg, cfg.state_dir)
+            self.broker_clients = (account,)
         if cfg.mqtt.url == "embedded":
             self.broker = await asyncio.to_thread(self._embedded_broker)
             # The broker admits fayd and the added devices only, each device to its own
@@ -224,13 +236,19 @@ class Daemon:
 
         def conclude(alert: Alert) -> None:  # acknowledged or resolved (fayd.care)
             self.link.announce(topics.alert(alert.id), b"")
-            self.link.tell(topics.alert(alert.id), encode(alert))
+            self.link.publish(topics.alert(alert.id), encode(alert), retain=False)
 
         sender = Router(self.link, self.serial)
         parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
         await parts.registry.load_known()
         self._built.set()
+        if self.ha_names is not None:
+            known = await store.run(reg.known_devices)
+            ha = connect_home_assistant(cfg, self.ha_names, self.link, parts, announce, known)
+            self.home_assistant = ha
+            await self.link.catch_up()  # its topics, on the connection made before it
+            self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
         self.api = ApiServer(build_app(self), cfg.api.host, self.ports.api, token)
 
@@ -340,15 +358,22 @@ class Daemon:
             tls=tls,
             account=account,
             pid_file=self.cfg.state_dir / BROKER_PID,
+            clients=self.broker_clients,
         )
 
     async def _device_secrets(self) -> dict[str, str]:
         assert self.store is not None
-        return await self.store.run(reg.device_secrets)
+        found = await self.store.run(reg.device_secrets)
+        self.keyed = set(found)
+        return found
 
     async def reload_devices(self) -> dict[str, Any]:
         """``fayd devices add/remove`` changed the devices' keys: the broker's accounts are
-        written again and reloaded (a removed device is disconnected at once)."""
+        written again and reloaded (a removed device is disconnected at once), and a removed
+        device's Home Assistant entities go."""
+        if self.home_assistant is not None:
+            assert self.store is not None
+            self.home_assistant.forget_missing(await self.store.run(reg.known_devices))
         if self.broker is None:
             return {"broker": "external", "accounts": None}
         return {"broker": "embedded", "accounts": await self.broker.reload()}
@@ -364,6 +389,18 @@ class Daemon:
         if self.serial is None:  # serial.enabled = false: fayd holds no port
             return {"port": port, "released": False, "watched": False}
         return await self.serial.release(port, seconds)
+
+    async def _mqtt_inbound(self, device: str, kind: str, payload: bytes) -> None:
+        if self.broker is not None and device not in self.keyed:
+            # Only a device with a key logs in to the embedded broker as that device, so
+            # this is either the retained hello of one removed (fayd devices remove) while
+            # fayd was stopped, which must not bring it back (cleared; its clearing comes
+            # back empty), or another account (Home Assistant's) writing under its own name.
+            if kind == "hello" and payload:
+                log.info("%s has no key: its retained hello is cleared", device)
+                self.link.publish(self.link.topics.up(device, kind), b"", retain=True)
+            return
+        await self._inbound(device, kind, payload)
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         await self._built.wait()  # frames of the model-loading seconds wait here
@@ -433,6 +470,7 @@ class Daemon:
             "backup": self.backups.status() if self.backups else None,
             "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
             "care": await self.parts.care.status(),
+            "homeassistant": self.home_assistant.status() if self.home_assistant else None,
         }
 
     async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from fayd.children import die_with_parent
 from fayd.errors import LinkError
 from fayd.transport.broker_files import (
     Account,
+    ClientAccount,
     TlsFiles,
     broker_account,
     reachable,
@@ -87,8 +88,11 @@ class EmbeddedBroker:
         tls: TlsFiles | None = None,
         account: Account | None = None,
         pid_file: Path | None = None,
+        clients: tuple[ClientAccount, ...] = (),
     ) -> None:
         self.folder = folder
+        #: Other programs' accounts (Home Assistant), written with the devices'.
+        self.clients = clients
         #: Where mosquitto's pid is kept while it runs, for the next start to find if fayd
         #: dies without its cleanup (stop_stale_broker).
         self.pid_file = pid_file
@@ -139,7 +143,14 @@ class EmbeddedBroker:
         proc = self._proc
         if proc is not None and proc.returncode is None:  # else run() writes them at start
             probe = secrets.token_urlsafe(16)
-            write_accounts(self.folder, self.credentials[1], device_secrets, probe, self.account)
+            write_accounts(
+                self.folder,
+                self.credentials[1],
+                device_secrets,
+                probe,
+                self.account,
+                self.clients,
+            )
             proc.send_signal(signal.SIGHUP)
             try:
                 await self._until_admitted(PROBE_USER, probe)
@@ -218,6 +229,7 @@ class EmbeddedBroker:
             device_secrets,
             self.tls,
             self.account,
+            self.clients,
         )
         self.last_error = ""
         proc = self._proc = await self._spawn(conf)

@@ -39,6 +39,24 @@ class TlsFiles:
 
 
 @dataclass(frozen=True)
+class ClientAccount:
+    """A broker account for another program (Home Assistant): its user name, its password
+    (kept by fayd in the clear: fayd shows it to the user) and the topic filters it may
+    read and write. Its user name must not be a device id (fayd.auth.RESERVED_IDS)."""
+
+    user: str
+    password: str
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+    def acl(self) -> str:
+        lines = [f"\nuser {self.user}\n"]
+        lines += [f"topic read {t}\n" for t in self.read]
+        lines += [f"topic write {t}\n" for t in self.write]
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
 class Account:
     """The system account mosquitto runs as."""
 
@@ -104,7 +122,7 @@ def hand_over(path: Path, account: Account) -> None:
         os.chown(path, account.uid, account.gid, follow_symlinks=False)
 
 
-def acl_text(prefix: str) -> str:
+def acl_text(prefix: str, clients: tuple[ClientAccount, ...] = ()) -> str:
     return (
         "# Written by fayd at every start. A device logs in as its device id.\n"
         f"pattern write {prefix}/dev/%u/up/#\n"
@@ -112,7 +130,7 @@ def acl_text(prefix: str) -> str:
         f"pattern read {prefix}/daemon/status\n"
         f"pattern read {prefix}/alerts/#\n"
         f"\nuser {DAEMON_USER}\n"
-        "topic readwrite #\n"
+        "topic readwrite #\n" + "".join(c.acl() for c in clients)
     )
 
 
@@ -126,13 +144,17 @@ def password_line(user: str, password: str, iterations: int = 101) -> str:
 
 
 def passwd_text(
-    daemon_password: str, device_secrets: dict[str, str], probe_password: str = ""
+    daemon_password: str,
+    device_secrets: dict[str, str],
+    probe_password: str = "",
+    clients: tuple[ClientAccount, ...] = (),
 ) -> str:
-    """fayd's account, the devices', and the probe's (a new password at each reload: fayd
-    logs in with it to see that mosquitto has read the file)."""
+    """fayd's account, the devices', the probe's (a new password at each reload: fayd
+    logs in with it to see that mosquitto has read the file) and other programs'."""
     lines = [password_line(DAEMON_USER, daemon_password)]
     if probe_password:
         lines.append(password_line(PROBE_USER, probe_password))
+    lines += [password_line(c.user, c.password) for c in clients]
     lines += [password_line(d, mqtt_password(s)) for d, s in sorted(device_secrets.items())]
     return "".join(lines)
 
@@ -158,8 +180,9 @@ def write_accounts(
     device_secrets: dict[str, str],
     probe_password: str = "",
     account: Account | None = None,
+    clients: tuple[ClientAccount, ...] = (),
 ) -> None:
-    text = passwd_text(daemon_password, device_secrets, probe_password)
+    text = passwd_text(daemon_password, device_secrets, probe_password, clients)
     write_private(folder / "passwd", text, account)
 
 
@@ -222,12 +245,13 @@ def write_config(
     device_secrets: dict[str, str],
     tls: TlsFiles | None = None,
     account: Account | None = None,
+    clients: tuple[ClientAccount, ...] = (),
 ) -> Path:
     """The config, the ACL and the password file; returns the config's path."""
     account = account or broker_account()
     prepare_folder(folder, account)
-    write_private(folder / "acl", acl_text(prefix), account)
-    write_accounts(folder, daemon_password, device_secrets, account=account)
+    write_private(folder / "acl", acl_text(prefix, clients), account)
+    write_accounts(folder, daemon_password, device_secrets, account=account, clients=clients)
     if tls is not None:
         tls = _readable_tls(folder, tls, account)
     conf = folder / "mosquitto.conf"

@@ -28,6 +28,9 @@ PING_S = 30.0
 
 #: Called for every uplink message: (device, kind, payload).
 Inbound = Callable[[str, str, bytes], Awaitable[None]]
+#: Called for a message on a topic someone listens to (``MqttLink.listen``): (topic,
+#: payload, retained: it was stored by the broker before this connection subscribed).
+Listener = Callable[[str, bytes, bool], Awaitable[None]]
 
 
 def parse_mqtt_url(url: str) -> tuple[str, int]:
@@ -106,6 +109,33 @@ class MqttLink:
         #: wedged: the supervisor says "stalled". Not essential: restarting fayd does not
         #: mend a broker.
         self.pulse = Pulse(ping_s)
+        #: Topic filters beyond the devices' uplinks, subscribed in this order at every
+        #: connect, each with who is told of its messages.
+        self.listeners: list[tuple[str, Listener]] = []
+        #: Told after each connect (subscriptions made): who must publish again what a
+        #: broker that lost its retained messages (killed before it saved them) forgot.
+        self.on_connect: list[Callable[[], None]] = []
+        self._client: aiomqtt.Client | None = None  # while connected
+
+    def listen(self, topic_filter: str, listener: Listener) -> None:
+        """Also subscribe to ``topic_filter`` (from the next connect on; one already made
+        subscribes at ``catch_up()``); ``listener`` gets each message, and must not block."""
+        self.listeners.append((topic_filter, listener))
+
+    async def catch_up(self) -> None:
+        """Listeners added while connected (the link starts before the agent is built, so
+        that devices get back in while the models load): subscribed now, in order, and
+        ``on_connect`` told. A connection lost meanwhile: the next connect does both."""
+        client = self._client
+        if client is None:
+            return
+        try:
+            for topic_filter in dict.fromkeys(f for f, _ in self.listeners):
+                await client.subscribe(topic_filter, qos=1)
+        except aiomqtt.MqttError:
+            return
+        for told in self.on_connect:
+            told()
 
     def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
         """Queue one frame for a device's downlink; False if it was dropped."""
@@ -117,9 +147,10 @@ class MqttLink:
         """A household message on ``topic`` (an alert), retained, at QoS 1."""
         return self._enqueue(topic, payload, 1, True)
 
-    def tell(self, topic: str, payload: bytes) -> bool:
-        """A household message on ``topic``, not retained, at QoS 1 (an alert's end)."""
-        return self._enqueue(topic, payload, 1, False)
+    def publish(self, topic: str, payload: bytes, *, retain: bool) -> bool:
+        """Any message at QoS 1 (Home Assistant's discovery and states, an alert's end);
+        False if dropped."""
+        return self._enqueue(topic, payload, 1, retain)
 
     def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> bool:
         try:
@@ -173,11 +204,16 @@ class MqttLink:
             no_delay(client)
             await client.subscribe(self.topics.all_up, qos=1)
             await client.subscribe(self.topics.daemon_ping, qos=0)
+            for topic_filter in dict.fromkeys(f for f, _ in self.listeners):
+                await client.subscribe(topic_filter, qos=1)  # one by one: retained in order
             online = json.dumps({"v": 1, "online": True}).encode()
             await client.publish(self.topics.daemon_status, online, qos=1, retain=True)
             self.status.connected = True
             self.status.connects += 1
             self.connected.set()
+            self._client = client
+            for told in self.on_connect:
+                told()
             log.info("mqtt: connected to %s:%d", host, port)
             # Either loop ends only by an error (a lost connection): stop the other, re-raise.
             loops = {
@@ -191,6 +227,7 @@ class MqttLink:
                     task.result()
                 raise aiomqtt.MqttError("the broker closed the connection")
             finally:
+                self._client = None
                 for task in loops:
                     task.cancel()
                 await asyncio.gather(*loops, return_exceptions=True)
@@ -213,13 +250,16 @@ class MqttLink:
             if message.topic.value == self.topics.daemon_ping:
                 self.pulse.beat()
                 continue
-            parsed = self.topics.parse(message.topic.value)
-            if parsed is None or parsed[1] != "up":
-                continue
             payload = message.payload
             if isinstance(payload, str):
                 payload = payload.encode()
             elif not isinstance(payload, bytes | bytearray):
                 payload = b"" if payload is None else str(payload).encode()
+            parsed = self.topics.parse(message.topic.value)
+            if parsed is None or parsed[1] != "up":
+                for topic_filter, listener in self.listeners:
+                    if message.topic.matches(topic_filter):
+                        await listener(message.topic.value, bytes(payload), message.retain)
+                continue
             self.status.received += 1
             await self.inbound(parsed[0], parsed[2], bytes(payload))
