@@ -414,7 +414,9 @@ async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(mak
         assert acked["detail"]["acknowledged_by"] == "homeassistant"
         config_topic = next(t for t in ha.configs() if "/button/" in t)
         await ha.until(lambda: ha.seen.get(config_topic) == b"", "the button removed")
-        await ha.until(lambda: ha.json(f"{PREFIX}/ha/alerts")["open"] == 0, "no open alert")
+        await ha.until(
+            lambda: (ha.json(f"{PREFIX}/ha/alerts") or {}).get("open") == 0, "no open alert"
+        )
         assert (await asyncio.to_thread(status, daemon))["acknowledged"] == 1
         await ha.press(button)  # a second press: nothing is open any more
         seen = await until_status(daemon, lambda s: s["asked"] == 3, "the second press")
@@ -443,7 +445,7 @@ async def test_entities_outlive_a_restart_and_one_forgotten_meanwhile_goes(make_
         )
         await ha.until(lambda: not any(t in ha.configs() for t in porch), "porch-1 gone")
         await ha.until(
-            lambda: ha.json(f"{PREFIX}/ha/dev/attic-1/reading/humidity")["value"] == 55,
+            lambda: (ha.json(f"{PREFIX}/ha/dev/attic-1/reading/humidity") or {}).get("value") == 55,
             "its humidity",
         )
 
