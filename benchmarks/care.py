@@ -27,18 +27,15 @@ import json
 import logging
 import random
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
 from fayd.care import admin
 from fayd.care import records as rec
-from tests.care_support import DAY_ONE, Clock, Household, Posts, at, engine
+from fayd.testing.care import DAY_ONE, Clock, Household, Posts, at, engine
 
 
 @dataclass

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from fayd.protocol import Ack, SensorEvent, encode
+from fayd.testing.care import Mails, Posts, wait_for
 from fayd.testing.harness import DaemonProcess
-from tests.care_support import Mails, Posts, wait_for
 from tests.conftest import needs_mosquitto
 
 pytestmark = needs_mosquitto

@@ -14,7 +14,7 @@ import pytest
 from fayd.care import admin
 from fayd.care import records as rec
 from fayd.care.engine import CareEngine
-from tests.care_support import (
+from fayd.testing.care import (
     Clock,
     Frames,
     Household,

@@ -11,7 +11,7 @@ import pytest
 from fayd.care import CareError, admin
 from fayd.care import records as rec
 from fayd.care.ladder import understood
-from tests.care_support import Clock, Household, Posts, at, engine
+from fayd.testing.care import Clock, Household, Posts, at, engine
 
 
 @pytest.fixture
