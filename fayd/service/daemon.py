@@ -14,6 +14,7 @@ import os
 import secrets
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -94,6 +95,52 @@ def take_state_lock(state_dir: Path) -> IO[str]:
     handle.write(str(os.getpid()))
     handle.flush()
     return handle
+
+
+def embedded_broker(
+    cfg: Config,
+    port: int,
+    secrets: Callable[[], Awaitable[dict[str, str]]],
+    clients: tuple[ClientAccount, ...],
+) -> EmbeddedBroker:
+    """fayd's own mosquitto: the household's CA stays in the state folder (devices are
+    given its ca.crt); mosquitto's own files may live elsewhere when it cannot reach that
+    (root runs)."""
+    mqtt = cfg.mqtt
+    account = broker_account()
+    tls = None
+    if mqtt.tls_port:
+        names = list(mqtt.tls_names) or default_names(mqtt.embedded_host)
+        tls = ensure_tls(cfg.state_dir / "mosquitto" / "tls", mqtt.tls_port, names)
+    return EmbeddedBroker(
+        broker_folder(cfg.state_dir, account),
+        mqtt.embedded_host,
+        port,
+        secrets,
+        binary=mqtt.mosquitto_bin,
+        prefix=mqtt.prefix,
+        tls=tls,
+        account=account,
+        pid_file=cfg.state_dir / BROKER_PID,
+        clients=clients,
+    )
+
+
+def write_runtime(cfg: Config, api_url: str, broker_url: str, started_at: float) -> None:
+    """<state>/runtime.json: where the CLI and `fayd sim` find this daemon (written whole)."""
+    runtime = {
+        "pid": os.getpid(),
+        "version": __version__,
+        "api": api_url,
+        "mqtt": broker_url,
+        "prefix": cfg.mqtt.prefix,
+        "started": started_at,
+    }
+    path = cfg.runtime_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(runtime, indent=2), encoding="utf-8")
+    tmp.replace(path)
 
 
 class Daemon:
@@ -219,7 +266,9 @@ class Daemon:
             self.ha_names, account = home_assistant_naming(cfg, cfg.state_dir)
             self.broker_clients = (account,)
         if cfg.mqtt.url == "embedded":
-            self.broker = await asyncio.to_thread(self._embedded_broker)
+            self.broker = await asyncio.to_thread(
+                embedded_broker, cfg, self.ports.broker, self._device_secrets, self.broker_clients
+            )
             # The broker admits fayd and the added devices only, each device to its own
             # topics; fayd logs in as its all-topics user.
             self.link.username, self.link.password = self.broker.credentials
@@ -284,10 +333,15 @@ class Daemon:
         # minute (measured). Frozen, the collector skips them; garbage is freed as before.
         gc.collect()
         gc.freeze()
-        self._write_runtime()
+        broker_url = self.broker.url if self.broker else cfg.mqtt.url
+        write_runtime(cfg, self.api.url, broker_url, self.started_at)
         self.ready = True
-        self.notifier.ready(self._summary())
-        log.info("ready: %s", self._summary())
+        missing = ", ".join(sorted(self.engines.problems))
+        broker = "connected" if self.link.status.connected else "connecting"
+        said = f"serving; broker {broker}; {len(parts.registry.states)} devices"
+        said += f"; missing models: {missing}" if missing else ""
+        self.notifier.ready(said)
+        log.info("ready: %s", said)
         interval = self.notifier.watchdog_interval()
         if interval:  # systemd arms the watchdog at READY=1
             sup, ping = self.supervisor, self.notifier.watchdog
@@ -329,37 +383,11 @@ class Daemon:
             name, error = failed.result()
             what = {"api": "the control API", "broker": "the embedded broker"}[name]
             raise FaydError(f"{what} could not start: {error.split(': ', 1)[-1]}")
-        self._say_moved_ports()
-
-    def _say_moved_ports(self) -> None:
-        """A default port that was taken: where fayd listens instead (log and status)."""
+        # A default port that was taken: where fayd listens instead (log and status).
         urls = {"api.port": self.api.url, "mqtt.embedded_port": self.broker and self.broker.url}
         for key, why in self.ports.moved.items():
             self.notices.append(f"{key} {why}: fayd listens on {urls[key]} instead")
             log.warning("%s", self.notices[-1])
-
-    def _embedded_broker(self) -> EmbeddedBroker:
-        mqtt = self.cfg.mqtt
-        # The household's CA stays in the state folder (devices are given its ca.crt);
-        # mosquitto's own files may live elsewhere when it cannot reach that (root runs).
-        account = broker_account()
-        folder = broker_folder(self.cfg.state_dir, account)
-        tls = None
-        if mqtt.tls_port:
-            names = list(mqtt.tls_names) or default_names(mqtt.embedded_host)
-            tls = ensure_tls(self.cfg.state_dir / "mosquitto" / "tls", mqtt.tls_port, names)
-        return EmbeddedBroker(
-            folder,
-            mqtt.embedded_host,
-            self.ports.broker,
-            self._device_secrets,
-            binary=mqtt.mosquitto_bin,
-            prefix=mqtt.prefix,
-            tls=tls,
-            account=account,
-            pid_file=self.cfg.state_dir / BROKER_PID,
-            clients=self.broker_clients,
-        )
 
     async def _device_secrets(self) -> dict[str, str]:
         assert self.store is not None
@@ -415,28 +443,6 @@ class Daemon:
             return self.cfg.mqtt.url
         await self.broker.ready.wait()
         return self.broker.url
-
-    def _write_runtime(self) -> None:
-        runtime = {
-            "pid": os.getpid(),
-            "version": __version__,
-            "api": self.api.url,
-            "mqtt": self.broker.url if self.broker else self.cfg.mqtt.url,
-            "prefix": self.cfg.mqtt.prefix,
-            "started": self.started_at,
-        }
-        path = self.cfg.runtime_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(runtime, indent=2), encoding="utf-8")
-        tmp.replace(path)
-
-    def _summary(self) -> str:
-        missing = ", ".join(sorted(self.engines.problems))
-        broker = "connected" if self.link.status.connected else "connecting"
-        assert self.parts is not None
-        text = f"serving; broker {broker}; {len(self.parts.registry.states)} devices"
-        return f"{text}; missing models: {missing}" if missing else text
 
     async def status(self, lag_since: float = 0.0) -> dict[str, Any]:
         assert self.store is not None and self.parts is not None
