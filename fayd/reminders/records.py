@@ -1,0 +1,357 @@
+"""Reminders, announcements and check-ins in SQLite (migration m010). Each function takes
+the Database first, so it runs inside ``Store.run``/``Store.call`` (one transaction)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlite_utils
+
+from fayd.reminders import say
+from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
+
+KINDS = ("reminder", "medication", "timer")
+_COLUMNS = (
+    "id, username, text, kind, name, urgent, lang, tz, rule, first_at, due_at, next_at,"
+    " state, error, source, device, created_at, fired_at"
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How check-ins go: asked again after ``ask_again_s``; after ``tries`` questions without
+    a yes or no, an ``unconfirmed_medication`` care event."""
+
+    ask_again_s: float = 600.0
+    tries: int = 2
+
+
+DEFAULTS = Settings()
+
+
+def _row(cursor: Any) -> list[dict[str, Any]]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+
+def add(db: sqlite_utils.Database, fields: dict[str, Any]) -> int:
+    """A checked reminder (fayd.reminders.book) as a new row; returns its id."""
+    now = time.time()
+    cursor = db.execute(
+        "INSERT INTO reminders (username, text, kind, name, urgent, lang, tz, rule, first_at,"
+        " due_at, next_at, state, source, device, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
+        [
+            fields["user"],
+            fields["text"],
+            fields["kind"],
+            fields.get("name", ""),
+            int(bool(fields.get("urgent"))),
+            fields.get("lang", "en"),
+            fields["tz"],
+            fields["rule"],
+            fields["first_at"],
+            fields["due_at"],
+            fields["due_at"],
+            fields.get("source", ""),
+            fields.get("device", ""),
+            now,
+        ],
+    )
+    return int(cursor.lastrowid)
+
+
+def get(db: sqlite_utils.Database, reminder: int) -> dict[str, Any] | None:
+    rows = _row(db.execute(f"SELECT {_COLUMNS} FROM reminders WHERE id = ?", [reminder]))
+    return rows[0] if rows else None
+
+
+def of_user(
+    db: sqlite_utils.Database, user: str | None, states: tuple[str, ...] = ("active",)
+) -> list[dict[str, Any]]:
+    """A user's reminders (every user's when None) in the given states, soonest first."""
+    marks = ",".join("?" * len(states))
+    where = f"state IN ({marks})" + (" AND username = ?" if user is not None else "")
+    args = [*states, *([user] if user is not None else [])]
+    return _row(
+        db.execute(
+            f"SELECT {_COLUMNS} FROM reminders WHERE {where} ORDER BY coalesce(next_at, 1e18), id",
+            args,
+        )
+    )
+
+
+def cancel(db: sqlite_utils.Database, reminder: int) -> bool:
+    cursor = db.execute(
+        "UPDATE reminders SET state = 'cancelled', next_at = NULL"
+        " WHERE id = ? AND state = 'active'",
+        [reminder],
+    )
+    return cursor.rowcount == 1
+
+
+def snooze(db: sqlite_utils.Database, reminder: int, until: float) -> bool:
+    """Fire again at ``until`` (the rule's later occurrences stay as they were); a one-off
+    that already fired comes back for the snooze."""
+    cursor = db.execute(
+        "UPDATE reminders SET next_at = ?, state = 'active', due_at = coalesce(due_at, ?)"
+        " WHERE id = ? AND state IN ('active', 'done')",
+        [until, until, reminder],
+    )
+    return cursor.rowcount == 1
+
+
+def last_fired(db: sqlite_utils.Database, user: str) -> dict[str, Any] | None:
+    """The user's reminder that fired last (what "snooze" means without a name)."""
+    rows = _row(
+        db.execute(
+            f"SELECT {_COLUMNS} FROM reminders WHERE username = ? AND fired_at IS NOT NULL"
+            " AND state != 'cancelled' ORDER BY fired_at DESC LIMIT 1",
+            [user],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def broken(db: sqlite_utils.Database) -> int:
+    return int(db.execute("SELECT count(*) FROM reminders WHERE state = 'broken'").fetchone()[0])
+
+
+def next_time(db: sqlite_utils.Database) -> float | None:
+    """The soonest fire of a reminder or a check-in (None: nothing scheduled)."""
+    row = db.execute(
+        "SELECT min(t) FROM (SELECT min(next_at) AS t FROM reminders WHERE state = 'active'"
+        " UNION ALL SELECT min(next_at) FROM checkins WHERE state = 'open')"
+    ).fetchone()
+    return row[0]
+
+
+def take_due(
+    db: sqlite_utils.Database, now: float, limit: int, checks: Settings = DEFAULTS
+) -> tuple[list[dict[str, Any]], int]:
+    """Fire what is due at ``now``, in one transaction: each due reminder moves on to its
+    next occurrence (missed ones are one fire, not one per miss) and leaves an announcement
+    (and a check-in, for medication); a row that cannot be read is marked broken. Returns the
+    new announcements and how many rows broke."""
+    rows = _row(
+        db.execute(
+            f"SELECT {_COLUMNS} FROM reminders WHERE state = 'active' AND next_at <= ?"
+            " ORDER BY next_at, id LIMIT ?",
+            [now, limit],
+        )
+    )
+    made, broke = [], 0
+    for row in rows:
+        try:
+            made.append(_fire(db, row, now, checks))
+        except (BadRule, KeyError, TypeError, ValueError, OverflowError) as exc:
+            broke += 1
+            db.execute(
+                "UPDATE reminders SET state = 'broken', error = ? WHERE id = ?",
+                [f"{type(exc).__name__}: {exc}"[:300], row["id"]],
+            )
+    return made, broke
+
+
+def _fire(
+    db: sqlite_utils.Database, row: dict[str, Any], now: float, checks: Settings
+) -> dict[str, Any]:
+    tz = zone(row["tz"])
+    rule = Rule.from_json(row["rule"])
+    fire_at = float(row["next_at"])
+    due_at = row["due_at"]
+    if due_at is None or due_at <= now:  # the rule's occurrence fired (or was missed)
+        first = datetime.fromtimestamp(float(row["first_at"]), UTC)
+        fire_at = _latest(rule, first, fire_at, now, tz) if due_at is not None else fire_at
+        later = next_occurrence(rule, first, datetime.fromtimestamp(now, UTC), tz)
+        due_at = later.timestamp() if later else None
+    state = "active" if due_at is not None else "done"
+    db.execute(
+        "UPDATE reminders SET due_at = ?, next_at = ?, state = ?, fired_at = ? WHERE id = ?",
+        [due_at, due_at, state, now, row["id"]],
+    )
+    due = datetime.fromtimestamp(fire_at, tz)
+    text = say.fired(
+        row["text"], row["kind"], row["name"], due, datetime.fromtimestamp(now, tz), row["lang"]
+    )
+    checkin = None
+    if row["kind"] == "medication":
+        checkin = int(
+            db.execute(
+                "INSERT INTO checkins (username, reminder_id, text, lang, asked_at, next_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    row["username"],
+                    row["id"],
+                    row["text"],
+                    row["lang"],
+                    now,
+                    now + checks.ask_again_s,
+                ],
+            ).lastrowid
+        )
+    return _announce(db, row["username"], text, row["kind"], bool(row["urgent"]), row["lang"],
+                     fire_at, row["id"], checkin)  # fmt: skip
+
+
+def _latest(rule: Rule, first: datetime, missed: float, now: float, tz: Any) -> float:
+    """Of the occurrences missed since ``missed`` (fayd was down), the last one: that is
+    the one said, late, once ("due at 08:00, two hours ago", not three days ago)."""
+    at = missed
+    for _ in range(10_000):
+        later = next_occurrence(rule, first, datetime.fromtimestamp(at, UTC), tz)
+        if later is None or later.timestamp() > now:
+            break
+        at = later.timestamp()
+    return at
+
+
+def _announce(
+    db: sqlite_utils.Database,
+    user: str,
+    text: str,
+    kind: str,
+    urgent: bool,
+    lang: str,
+    due_at: float,
+    reminder: int | None = None,
+    checkin: int | None = None,
+) -> dict[str, Any]:
+    now = time.time()
+    cursor = db.execute(
+        "INSERT INTO announcements (username, text, kind, urgent, lang, due_at, created_at,"
+        " reminder_id, checkin_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [user, text, kind, int(urgent), lang, due_at, now, reminder, checkin],
+    )
+    return {
+        "id": int(cursor.lastrowid),
+        "user": user,
+        "text": text,
+        "kind": kind,
+        "urgent": urgent,
+        "lang": lang,
+        "due_at": due_at,
+        "reminder_id": reminder,
+        "checkin_id": checkin,
+    }
+
+
+def announce(db: sqlite_utils.Database, item: dict[str, Any]) -> dict[str, Any]:
+    """Something to say to a user as soon as a device can (kept across restarts)."""
+    return _announce(
+        db,
+        item["user"],
+        item["text"],
+        item.get("kind", "reminder"),
+        bool(item.get("urgent")),
+        item.get("lang", "en"),
+        float(item["due_at"]),
+        item.get("reminder_id"),
+        item.get("checkin_id"),
+    )
+
+
+def waiting(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    rows = _row(
+        db.execute(
+            "SELECT id, username AS user, text, kind, urgent, lang, due_at, reminder_id,"
+            " checkin_id FROM announcements WHERE state = 'waiting' ORDER BY due_at, id"
+        )
+    )
+    for row in rows:
+        row["urgent"] = bool(row["urgent"])
+    return rows
+
+
+def spoken(db: sqlite_utils.Database, announcement: int, devices: list[str], at: float) -> None:
+    db.execute(
+        "UPDATE announcements SET state = 'spoken', spoken_at = ?, devices = ? WHERE id = ?",
+        [at, json.dumps(devices), announcement],
+    )
+
+
+# --- check-ins -------------------------------------------------------------------------
+
+
+def take_checkins(
+    db: sqlite_utils.Database, now: float, checks: Settings = DEFAULTS
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Check-ins whose time came: asked again (an announcement), or, after ``checks.tries``
+    questions, given up on: an ``unconfirmed_medication`` care event in ``device_events``
+    (device "fayd", epoch "care"), like a sensor's. Returns (announcements, events)."""
+    rows = _row(
+        db.execute(
+            "SELECT id, username, reminder_id, text, lang, asked_at, tries FROM checkins"
+            " WHERE state = 'open' AND next_at <= ? ORDER BY next_at",
+            [now],
+        )
+    )
+    asked, events = [], []
+    for row in rows:
+        if row["tries"] < checks.tries:
+            db.execute(
+                "UPDATE checkins SET tries = tries + 1, next_at = ? WHERE id = ?",
+                [now + checks.ask_again_s, row["id"]],
+            )
+            text = say.ask_again(row["text"], row["lang"])
+            asked.append(
+                _announce(
+                    db,
+                    row["username"],
+                    text,
+                    "checkin",
+                    False,
+                    row["lang"],
+                    now,
+                    row["reminder_id"],
+                    row["id"],
+                )
+            )
+            continue
+        db.execute("UPDATE checkins SET state = 'unconfirmed' WHERE id = ?", [row["id"]])
+        data = {
+            "user": row["username"],
+            "what": row["text"],
+            "reminder": row["reminder_id"],
+            "asked_at": row["asked_at"],
+            "tries": row["tries"],
+        }
+        db.execute(
+            "INSERT OR IGNORE INTO device_events (device, epoch, seq, sensor, ts, data,"
+            " received_at) VALUES ('fayd', 'care', ?, 'unconfirmed_medication', ?, ?, ?)",
+            [row["id"], now, json.dumps(data), time.time()],
+        )
+        events.append(data)
+    return asked, events
+
+
+def answer_checkin(db: sqlite_utils.Database, checkin: int, answer: str, at: float) -> bool:
+    """``answer``: "yes" or "no" (closes it); "later" puts the question off."""
+    if answer == "later":
+        return False
+    cursor = db.execute(
+        "UPDATE checkins SET state = ?, answered_at = ? WHERE id = ? AND state = 'open'",
+        [answer, at, checkin],
+    )
+    return cursor.rowcount == 1
+
+
+def put_off(db: sqlite_utils.Database, checkin: int, until: float) -> None:
+    db.execute(
+        "UPDATE checkins SET next_at = ?, tries = 0 WHERE id = ? AND state = 'open'",
+        [until, checkin],
+    )
+
+
+def checkins_since(db: sqlite_utils.Database, user: str, since: float) -> list[dict[str, Any]]:
+    return _row(
+        db.execute(
+            "SELECT id, text, asked_at, state, answered_at FROM checkins"
+            " WHERE username = ? AND asked_at >= ? ORDER BY asked_at",
+            [user, since],
+        )
+    )
