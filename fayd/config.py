@@ -204,6 +204,21 @@ class BackupConfig:
 
 
 @dataclass(frozen=True)
+class RemindersConfig:
+    """Reminders, timers and medication check-ins (docs/reminders.md)."""
+
+    #: A medication reminder's "Did you take them?" is asked again after this many minutes
+    #: without an answer …
+    checkin_after_min: int = 10
+    #: … and after this many questions in all, an ``unconfirmed_medication`` care event.
+    checkin_tries: int = 2
+    #: A timer's alarm is said again every this many seconds until the user speaks …
+    alarm_repeat_s: int = 30
+    #: … for at most this many seconds.
+    alarm_max_s: int = 300
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
 
@@ -220,6 +235,7 @@ class Config:
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     backup: BackupConfig = field(default_factory=BackupConfig)
+    reminders: RemindersConfig = field(default_factory=RemindersConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""

@@ -15,6 +15,7 @@ import pytest
 
 from fayd.reminders import BadReminder, ReminderBook, Rule, Scheduler, next_occurrence, records
 from fayd.reminders.rules import BadRule
+from fayd.reminders.say import late
 from fayd.store import Store
 from fayd.testing.clock import SimClock
 
@@ -171,7 +172,11 @@ async def test_fires_at_its_minute_once_and_late_once_after_downtime(setup: Setu
     # fayd was "down" for three days: the daily pill reminder fires once, late, and says so.
     clock.set(datetime(2026, 12, 5, 10, 0, tzinfo=UTC))
     assert await setup.scheduler.round() == 1
-    assert setup.said[-1]["text"] == ("This was due at 08:00, two hours ago: take your pills.")
+    missed = setup.said[-1]
+    due = datetime.fromtimestamp(missed["due_at"], LONDON)
+    assert due == datetime(2026, 12, 5, 8, 0, tzinfo=LONDON)  # the last one missed
+    said = late(missed["text"], "reminder", due, clock.now().astimezone(LONDON), "en")
+    assert said == "This was due at 08:00, two hours ago: take your pills."
     # The clock jumps back a day (NTP): nothing fires again.
     clock.set(datetime(2026, 12, 4, 10, 0, tzinfo=UTC))
     assert await setup.scheduler.round() == 0
@@ -197,6 +202,7 @@ async def test_medication_asked_again_then_a_care_event(setup: Setup) -> None:
     setup.clock.advance(minutes=1)
     await setup.scheduler.round()
     assert setup.said[-1]["text"] == "It's time to take your pills. Did you take them?"
+    assert setup.said[-1]["checkin_id"] is not None
     setup.clock.advance(minutes=10)
     await setup.scheduler.round()
     assert setup.said[-1]["text"] == "Just checking: did you take your pills?"

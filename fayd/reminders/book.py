@@ -100,6 +100,46 @@ class ReminderBook:
         assert found is not None
         return found
 
+    async def add_request(self, body: dict[str, Any], source: str) -> dict[str, Any]:
+        """A reminder from plain data (the API, ``fayd reminders add``): ``user``, ``text``,
+        ``at`` (ISO local time, the household's zone unless it names one) or ``rule``
+        ({"every", "at", "days", "hours", "between"}), ``kind``, ``urgent``, ``name``."""
+        for key, typ in (
+            ("user", str),
+            ("text", str),
+            ("kind", str),
+            ("name", str),
+            ("at", str),
+            ("urgent", bool),
+            ("rule", dict),
+            ("lang", str),
+        ):
+            if body.get(key) is not None and not isinstance(body[key], typ):
+                raise BadReminder(f"{key}: must be {typ.__name__}")
+        at = None
+        if body.get("at") is not None:
+            try:
+                at = datetime.fromisoformat(body["at"])
+            except ValueError as exc:
+                raise BadReminder(
+                    f"at: {body['at']!r} is no date and time (YYYY-MM-DDTHH:MM)"
+                ) from exc
+            at = at if at.tzinfo else at.replace(tzinfo=self.tz)
+        rule = rule_of(body["rule"]) if body.get("rule") is not None else None
+        if (at is None) == (rule is None or rule.every == "once"):
+            raise BadReminder("at, rule: give a time (at) or a recurring rule, not both")
+        return await self.add(
+            str(body.get("user") or ""),
+            str(body.get("text") or ""),
+            at=at,
+            rule=rule,
+            kind=str(body.get("kind") or "reminder"),
+            urgent=bool(body.get("urgent")),
+            name=str(body.get("name") or ""),
+            lang=str(body.get("lang") or "en"),
+            source=source,
+        )
+
     async def list(self, user: str | None, *, everything: bool = False) -> list[dict[str, Any]]:
         states = ("active", "done", "cancelled", "broken") if everything else ("active",)
         return await self.store.run(records.of_user, user, states)
@@ -114,10 +154,10 @@ class ReminderBook:
         """Active reminders of ``user`` whose text or name shares the content words said
         (all of them when nothing is said)."""
         rows = [r for r in await self.list(user) if kind is None or r["kind"] == kind]
-        wanted = _content(words)
+        wanted = content_words(words)
         if not wanted:
             return rows
-        return [r for r in rows if wanted & _content(f"{r['text']} {r['name']}")]
+        return [r for r in rows if wanted & content_words(f"{r['text']} {r['name']}")]
 
     async def cancel(self, reminder: int) -> bool:
         done = await self.store.run(records.cancel, reminder)
@@ -142,6 +182,17 @@ class ReminderBook:
         else:
             await self.store.run(records.answer_checkin, checkin, answer, now)
 
+    async def keep(self, item: dict[str, Any]) -> dict[str, Any]:
+        """Something to say as soon as a device can, kept across restarts."""
+        return await self.store.run(records.announce, item)
+
+    async def waiting(self) -> list[dict[str, Any]]:
+        return await self.store.run(records.waiting)
+
+    async def spoken(self, announcement: int, devices: list[str]) -> None:
+        at = self.clock.now().timestamp()
+        await self.store.run(records.spoken, announcement, devices, at)
+
     async def medication_today(self, user: str) -> list[dict[str, Any]]:
         now = self.clock.now().astimezone(self.tz)
         start = datetime.combine(now.date(), dtime(0), self.tz).timestamp()
@@ -150,11 +201,12 @@ class ReminderBook:
 
 _STOP = set(
     "a an the my to me for of on at in and about that this it reminder reminders timer timers"
-    " remind cancel delete remove stop forget please".split()
+    " remind cancel delete remove stop forget please your you i".split()
 )
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """The words that tell reminders apart ("call", "son"; not "the", "reminder")."""
     return {w for w in re.findall(r"[a-z0-9']+|[\u4e00-\u9fff]", text.lower()) if w not in _STOP}
 
 

@@ -174,10 +174,7 @@ def _fire(
         "UPDATE reminders SET due_at = ?, next_at = ?, state = ?, fired_at = ? WHERE id = ?",
         [due_at, due_at, state, now, row["id"]],
     )
-    due = datetime.fromtimestamp(fire_at, tz)
-    text = say.fired(
-        row["text"], row["kind"], row["name"], due, datetime.fromtimestamp(now, tz), row["lang"]
-    )
+    text = say.fired(row["text"], row["kind"], row["name"], row["lang"])
     checkin = None
     if row["kind"] == "medication":
         checkin = int(

@@ -7,6 +7,8 @@ from datetime import datetime
 
 #: A fire more than this late says so.
 LATE_S = 120.0
+#: How an on-time reminder begins (left out when it is late).
+REMINDER = ("A reminder: ", "提醒你：")
 
 _EN_NUMBERS = "one two three four five six seven eight nine ten eleven twelve".split()
 
@@ -38,29 +40,36 @@ def how_late(seconds: float, lang: str) -> str:
     return f"{_en_count(minutes // 1440, 'day')} ago"
 
 
-def fired(text: str, kind: str, name: str, due: datetime, said_at: datetime, lang: str) -> str:
-    """The words of a fire said at ``said_at`` (both aware, in the user's zone)."""
+def fired(text: str, kind: str, name: str, lang: str) -> str:
+    """The words of a fire, said on time (``late`` adds how late it is)."""
     zh = lang == "zh"
-    late = (said_at - due).total_seconds()
     if kind == "timer":
         label = name or ("计时" if zh else "")
         core = f"{label}时间到了。" if zh else f"Your {label + ' ' if label else ''}timer is done."
     elif kind == "medication":
         core = f"该{text}了。你吃了吗？" if zh else f"It's time to {text}. Did you take them?"
     else:
-        core = f"提醒你：{text}。" if zh else f"A reminder: {text}."
-    if late <= LATE_S:
+        core = f"{REMINDER[zh]}{text}。" if zh else f"{REMINDER[zh]}{text}."
+    return core
+
+
+def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> str:
+    """``core`` as said at ``said_at``: as it is when on time, else with when it was due and
+    how long ago ("This was due at 08:00, two hours ago: call your son.")."""
+    zh = lang == "zh"
+    late_s = (said_at - due).total_seconds()
+    if late_s <= LATE_S:
         return core
-    if kind == "reminder":
-        core = f"{text}。" if zh else f"{text}."
+    if kind == "reminder" and core.startswith(REMINDER[zh]):
+        core = core[len(REMINDER[zh]) :]
     elif not zh:
         core = core[0].lower() + core[1:]
     at = f"{due:%H:%M}"
     if due.date() != said_at.date():
         at = f"{due.month}月{due.day}日{at}" if zh else f"{at} on {due:%A} {due.day} {due:%B}"
     if zh:
-        return f"这本来是{at}的提醒，{how_late(late, lang)}：{core}"
-    return f"This was due at {at}, {how_late(late, lang)}: {core}"
+        return f"这本来是{at}的提醒，{how_late(late_s, lang)}：{core}"
+    return f"This was due at {at}, {how_late(late_s, lang)}: {core}"
 
 
 def ask_again(text: str, lang: str) -> str:

@@ -5,6 +5,7 @@ the Sender; it sees and acts on devices through ``DeviceActions``. Nothing below
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -13,6 +14,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
+from fayd.agent.announce import AnnounceSettings, Speaker
+from fayd.agent.expect import Expectations
 from fayd.agent.expression import load_rules
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
@@ -33,8 +36,14 @@ from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
 from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
+from fayd.reminders import ReminderBook, Scheduler, SystemClock
+from fayd.reminders.records import Settings as CheckSettings
 from fayd.service.engines import Engines
 from fayd.store import Store
+
+#: Set by the test harness only: the daemon's clock runs this many seconds ahead, and
+#: ``POST /test/clock`` may move it (docs/reminders.md).
+TEST_CLOCK = "FAYD_TEST_CLOCK"
 
 
 @dataclass
@@ -49,6 +58,7 @@ class Parts:
     event_memory: EventMemory | None
     hub: DeviceHub
     ota: OtaManager
+    reminders: Reminding
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -57,6 +67,8 @@ class Parts:
             "hub": self.hub.run,
             "settings": self.registry.poll_settings,
             "events": self.events.run,
+            "reminders": self.reminders.scheduler.run,
+            "announcer": self.reminders.speaker.run,
         }
         memory, event_memory = self.memory, self.event_memory
         if event_memory is not None:
@@ -71,7 +83,12 @@ class Parts:
 
     def pulses(self) -> dict[str, Pulse]:
         """The components that beat (fayd.beat.Pulse), by component name."""
-        found = {"hub": self.hub.pulse, "events": self.events.pulse}
+        found = {
+            "hub": self.hub.pulse,
+            "events": self.events.pulse,
+            "reminders": self.reminders.scheduler.pulse,
+            "announcer": self.reminders.speaker.pulse,
+        }
         if self.event_memory is not None:
             found["event_memory"] = self.event_memory.pulse
         return found
@@ -94,8 +111,58 @@ class Parts:
         }
 
 
+@dataclass
+class Reminding:
+    """Reminders and what fayd says first: the clock, the book, the scheduler, the speaker."""
+
+    clock: SystemClock
+    book: ReminderBook
+    scheduler: Scheduler
+    speaker: Speaker
+    expectations: Expectations
+
+    @property
+    def clock_movable(self) -> bool:
+        return TEST_CLOCK in os.environ
+
+    def status(self) -> dict[str, Any]:
+        return {**self.scheduler.status(), **self.speaker.status()}
+
+
+def test_clock() -> SystemClock:
+    """The real clock; under the test harness only (``FAYD_TEST_CLOCK`` = an offset in
+    seconds), moved by that much and by ``POST /test/clock`` (docs/reminders.md)."""
+    offset = os.environ.get(TEST_CLOCK)
+    if offset is None:
+        return SystemClock()
+    try:
+        return SystemClock(float(offset))
+    except ValueError as exc:
+        raise ConfigError(f"{TEST_CLOCK}={offset!r}: an offset in seconds") from exc
+
+
+def zone_name(cfg: Config) -> str:
+    """``agent.timezone``, else the system's zone by name (/etc/localtime), else UTC."""
+    if cfg.agent.timezone:
+        return cfg.agent.timezone
+    if os.environ.get("TZ") and not os.environ["TZ"].startswith(":"):
+        return os.environ["TZ"]
+    try:
+        target = str(Path("/etc/localtime").resolve())
+    except OSError:
+        return "UTC"
+    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
+
+
 def understanding(
-    cfg: Config, store: Store, engines: Engines, devices: DeviceActions, memory: Memory | None
+    cfg: Config,
+    store: Store,
+    engines: Engines,
+    devices: DeviceActions,
+    memory: Memory | None,
+    clock: SystemClock | None = None,
+    reminders: ReminderBook | None = None,
+    expectations: Expectations | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -106,7 +173,11 @@ def understanding(
     intents = IntentClassifier(embedder, examples) if embedder is not None else None
     qa = QaTable.load(cfg.agent.qa_csv or DEFAULT_QA, skills.names)
     router = Router(embedder, intents, qa)
-    return Understanding(router, skills, devices, memory, Preferences(store), household_zone(cfg))
+    tz = household_zone(cfg)
+    now = (lambda: clock.now().astimezone(tz)) if clock is not None else None
+    return Understanding(
+        router, skills, devices, memory, Preferences(store), tz, now, reminders, expectations
+    )
 
 
 def household_zone(cfg: Config) -> tzinfo:
@@ -137,6 +208,8 @@ def build(
     registry = DeviceRegistry(store, sender)
     devices = DeviceActions(registry, sender, announce)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
+    clock, expectations = test_clock(), Expectations()
+    book = ReminderBook(store, clock, zone_name(cfg))
     dialogue = Dialogue(
         chat,
         engines.for_agent(),
@@ -144,13 +217,35 @@ def build(
         devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
-        understanding(cfg, store, engines, devices, memory),
+        understanding(cfg, store, engines, devices, memory, clock, book, expectations),
     )
+    rem = cfg.reminders
+    speaker = Speaker(
+        dialogue,
+        devices,
+        Preferences(store),
+        book,
+        expectations,
+        memory,
+        AnnounceSettings(rem.alarm_repeat_s, rem.alarm_max_s, rem.checkin_after_min * 60),
+    )
+    checks = CheckSettings(rem.checkin_after_min * 60.0, rem.checkin_tries)
+    scheduler = Scheduler(store, clock, speaker.deliver, checks)
+    book.wake = scheduler.wake
+    reminding = Reminding(clock, book, scheduler, speaker, expectations)
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed
     event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
     events = EventWriter(store, sender, event_memory.wake if event_memory else None)
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
     return Parts(
-        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender)
+        memory,
+        dialogue,
+        registry,
+        microphones,
+        events,
+        event_memory,
+        hub,
+        OtaManager(sender),
+        reminding,
     )
