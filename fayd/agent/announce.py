@@ -219,9 +219,12 @@ class Speaker:
         at = self.book.clock.now().astimezone(self.book.tz)
         said = "took" if answer == "yes" else "had not taken"
         text = f"{user} said they {said} their medication at {at:%H:%M} on {at:%Y-%m-%d}."
-        tags = ["domain:homecare", f"checkin:{checkin}"]
+        # An observation (Fay's kind) tagged as the care engine reads it: kind:medication.
+        tags = ["domain:homecare", "kind:medication", f"checkin:{checkin}"]
         memory = self.memory
         try:
-            await asyncio.to_thread(memory.remember, text, user, "medication", "voice", False, tags)
+            await asyncio.to_thread(
+                memory.remember, text, user, "observation", "voice", False, tags
+            )
         except Exception as exc:  # the check-in's own row has the answer already
             log.error("could not remember the medication answer: %s", exc)

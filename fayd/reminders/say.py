@@ -65,7 +65,10 @@ def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> s
     elif not zh:
         core = core[0].lower() + core[1:]
     at = f"{due:%H:%M}"
-    if due.date() != said_at.date():
+    days = (said_at.date() - due.date()).days
+    if days == 1:
+        at = f"昨天{at}" if zh else f"{at} yesterday"
+    elif days > 1:
         at = f"{due.month}月{due.day}日{at}" if zh else f"{at} on {due:%A} {due.day} {due:%B}"
     if zh:
         return f"这本来是{at}的提醒，{how_late(late_s, lang)}：{core}"
