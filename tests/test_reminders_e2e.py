@@ -176,3 +176,18 @@ async def test_medication_answered_yes_and_unanswered_becomes_a_care_event(make_
     assert {"domain:homecare", "kind:medication"} <= tags
     status = daemon.api("GET", "/api/status").json()
     assert status["reminders"]["unconfirmed"] == 1
+
+
+async def test_a_reminder_set_by_voice_fires_at_its_minute(make_daemon, speak) -> None:
+    daemon = make_daemon(ENV)
+    async with daemon.sim("ann-1") as ann:
+        await ann.hello(roles=("mic", "speaker"), user="ann")
+        await asyncio.sleep(0.5)
+        await ann.speak(speak("Remind me to call my son at half past eleven tonight."))
+        reply = await said(ann, 120)
+        assert reply.startswith("I'll remind you to call your son ") and "at 23:30" in reply
+        [row] = reminders(daemon, "ann")
+        move_to(daemon, row["next_at"] - 30)
+        await silent(ann, 3)
+        move_to(daemon, row["next_at"] + 0.2)
+        assert await said(ann, 10) == "A reminder: call your son."
