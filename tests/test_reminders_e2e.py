@@ -5,6 +5,7 @@ devices, the daemon's own clock moved by the test (``FAYD_TEST_CLOCK`` and ``POS
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
@@ -14,6 +15,8 @@ import pytest
 
 from fayd.devices.simulator import SimDevice
 from fayd.testing.harness import DaemonProcess
+
+from .conftest import frames_until, is_text_end
 
 ENV = {"FAYD_TEST_CLOCK": "0", "FAYD_AGENT_TIMEZONE": "UTC", "FAYD_REMINDERS_ALARM_REPEAT_S": "5"}
 
@@ -53,6 +56,14 @@ async def silent(device: SimDevice, for_s: float = 3.0) -> None:
                     got.append(frame.text)
                     break
     assert not got, got
+
+
+async def drain(device: SimDevice, quiet_s: float = 1.0) -> None:
+    """Let go of what is left of the frames (a reply's audio) until ``quiet_s`` passes."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            async with asyncio.timeout(quiet_s):
+                await device.received.get()
 
 
 async def typed(device: SimDevice, text: str) -> str:
@@ -191,3 +202,55 @@ async def test_a_reminder_set_by_voice_fires_at_its_minute(make_daemon, speak) -
         await silent(ann, 3)
         move_to(daemon, row["next_at"] + 0.2)
         assert await said(ann, 10) == "A reminder: call your son."
+
+
+async def test_waits_for_a_gap_shows_on_the_robot_and_urgent_beats_quiet_hours(
+    make_daemon,
+) -> None:
+    daemon = make_daemon(ENV)
+    async with daemon.sim("ann-1") as ann, daemon.sim("robo-1") as robo:
+        await ann.hello(roles=("mic", "speaker"), user="ann")
+        await robo.hello(roles=("robot",), user="ann")
+        await asyncio.sleep(0.5)
+        await typed(ann, "Remind me to call my son at 23:30")
+        [row] = reminders(daemon, "ann")
+        # Mid-turn when it comes due: said after the reply, not over it.
+        await ann.say_text("Tell me a long story about a sailor and his dog, please.")
+        seen = await frames_until(
+            ann, lambda got: any(k == "human" and f.key == "text" and f.text for k, f, _ in got)
+        )
+        move_to(daemon, row["next_at"] + 0.2)
+        await frames_until(
+            ann,
+            lambda got: any(
+                k == "human" and f.text == "A reminder: call your son." for k, f, _ in got
+            ),
+            60,
+            seen,
+        )
+        texts = [(k, f) for k, f, _ in seen if k == "human" and f.key == "text"]
+        story_end = next(i for i, (_, f) in enumerate(texts) if f.is_end)
+        reminder = next(
+            i for i, (_, f) in enumerate(texts) if f.text == "A reminder: call your son."
+        )
+        assert story_end < reminder
+        await frames_until(ann, lambda got: sum(map(is_text_end, got)) >= 2, 30, seen)
+        await drain(ann)
+        # The robot is shown it: a bare Action.
+        shown = await frames_until(
+            robo, lambda got: any(k == "human" and f.action for k, f, _ in got), 10
+        )
+        [action] = [f.action for k, f, _ in shown if k == "human" and f.action]
+        assert action.code == "guidance.remind"
+        # Quiet hours now; an urgent reminder is said anyway, a plain one waits.
+        await typed(ann, "Please don't talk to me after ten at night")
+        now = time.time() + offset_of(daemon)
+        for text, urgent in (("water the plants", False), ("take the heart tablet", True)):
+            done = daemon.api("POST", "/api/reminders", json={
+                "user": "ann", "text": text, "urgent": urgent,
+                "at": datetime.fromtimestamp(now + 120, UTC).strftime("%Y-%m-%dT%H:%M"),
+            })  # fmt: skip
+            assert done.status_code == 200, done.text
+        move_to(daemon, now + 181)
+        assert await said(ann, 10) == "A reminder: take the heart tablet."
+        await silent(ann, 4)
