@@ -229,3 +229,21 @@ async def test_the_loop_sleeps_until_the_next_due_and_wakes_on_a_change(setup: S
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_snooze_brings_the_last_fired_back_and_leaves_the_rule(setup: Setup) -> None:
+    book, clock = setup.book, setup.clock
+    await book.add("ann", "take your pills", rule=Rule("day", at=dtime(11, 0)))
+    clock.set(NOW.replace(hour=11))
+    assert await setup.scheduler.round() == 1
+    last = await book.last_fired("ann")
+    assert last is not None
+    until = await book.snooze(last["id"], 600)
+    assert until == NOW.replace(hour=11, minute=10)
+    clock.advance(minutes=9)
+    assert await setup.scheduler.round() == 0
+    clock.advance(minutes=1)
+    assert await setup.scheduler.round() == 1
+    [row] = await book.list("ann")
+    # Tomorrow's occurrence is where it was.
+    assert datetime.fromtimestamp(row["next_at"], UTC) == datetime(2026, 12, 2, 11, tzinfo=UTC)

@@ -200,6 +200,10 @@ async def test_reminders_are_set_read_back_listed_cancelled_and_snoozed(house: H
     assert said.say == "All right, I've cancelled it: call your son on Sunday 6 December at 17:00."
     _, said = await house.ask("what's on today?")
     assert said.say == "Nothing more for today."
+    house.clock.advance(hours=14)  # Wednesday, 00:00
+    _, said = await house.ask("what's on today?")
+    assert said.say == "Today: at 08:00, take your tablets; at 09:00, call the doctor."
+    house.clock.set(NOW)
     rows = await house.book.list("ann")
     assert [r["text"] for r in rows] == ["take your tablets", "call the doctor"]
     # Snooze: the one that fired last comes back in ten minutes.
@@ -229,7 +233,7 @@ async def test_timers_run_side_by_side(house: House) -> None:
     assert said.say == "4 minutes left on the eggs timer; 18 minutes left on the timer."
     decision, said = await house.ask("cancel the eggs timer")
     assert decision.intent == "timer.cancel"
-    assert said.say == "All right, I've cancelled it: the eggs timer today at 10:06."
+    assert said.say == "All right, I've cancelled it: the eggs timer that would ring at 10:06."
     _, said = await house.ask("how long is left?")
     assert said.say == "18 minutes left on the timer."
 

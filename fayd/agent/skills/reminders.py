@@ -82,11 +82,12 @@ def describe(row: dict[str, Any], ctx: Context) -> str:
     """One reminder as said in a list: what, and when it comes next."""
     rule = Rule.from_json(row["rule"])
     nxt = datetime.fromtimestamp(row["next_at"], ctx.tz) if row["next_at"] else None
-    what = (
-        row["text"]
-        if row["kind"] != "timer"
-        else f"the {row['name'] or ''} timer".replace("  ", " ")
-    )
+    if row["kind"] == "timer" and nxt:
+        label = f"{row['name']} " if row["name"] else ""
+        if ctx.lang == "zh":
+            return f"{label}计时器（{nxt:%H:%M}到）"
+        return f"the {label}timer that would ring at {nxt:%H:%M}"
+    what = row["text"]
     if rule.every == "once":
         return f"{what} {when_said(nxt, ctx.now, ctx.lang)}" if nxt else what
     return f"{what} {every_said(rule, ctx.lang)}"
@@ -190,13 +191,19 @@ async def list_reminders(args: dict[str, Any], ctx: Context) -> Outcome:
         if zh:
             return Outcome("今天没有别的提醒了。" if today else "你现在没有提醒。")
         return Outcome("Nothing more for today." if today else "You have no reminders.")
-    items = [describe(r, ctx) for r in rows[:8]]
+    items = [_today(r, ctx) if today else describe(r, ctx) for r in rows[:8]]
     more = len(rows) - len(items)
     if zh:
         return Outcome(("今天：" if today else "你的提醒：") + "；".join(items) + "。")
     head = "Today: " if today else f"You have {len(rows)} reminder{'s' if len(rows) > 1 else ''}: "
     tail = f", and {more} more" if more > 0 else ""
     return Outcome(head + "; ".join(items) + tail + ".")
+
+
+def _today(row: dict[str, Any], ctx: Context) -> str:
+    """One of today's reminders: "at 17:00, call your son"."""
+    at = datetime.fromtimestamp(row["next_at"], ctx.tz)
+    return f"{at:%H:%M}，{row['text']}" if _zh(ctx) else f"at {at:%H:%M}, {row['text']}"
 
 
 async def cancel_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
