@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from fayd.reminders import BadReminder, ReminderBook, Rule, Scheduler, next_occurrence, records
+from fayd.reminders import BadReminder, ReminderBook, Rule, Scheduler, next_occurrence, queue
 from fayd.reminders.rules import BadRule
 from fayd.reminders.say import late
 from fayd.store import Store
@@ -129,7 +129,7 @@ class Setup:
         self.clock = SimClock(NOW)
         self.said: list[dict] = []
         self.scheduler = Scheduler(
-            self.store, self.clock, self._deliver, records.Settings(ask_again_s=600, tries=2)
+            self.store, self.clock, self._deliver, queue.Settings(ask_again_s=600, tries=2)
         )
         self.book = ReminderBook(self.store, self.clock, "Europe/London", self.scheduler.wake)
 

@@ -12,7 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from fayd.errors import FaydError
-from fayd.reminders import records
+from fayd.reminders import queue, records
 from fayd.reminders.clock import Clock
 from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
 from fayd.store import Store
@@ -177,26 +177,26 @@ class ReminderBook:
     async def answer_checkin(self, checkin: int, answer: str, later_s: float = SNOOZE_S) -> None:
         now = self.clock.now().timestamp()
         if answer == "later":
-            await self.store.run(records.put_off, checkin, now + later_s)
+            await self.store.run(queue.put_off, checkin, now + later_s)
             self.wake()
         else:
-            await self.store.run(records.answer_checkin, checkin, answer, now)
+            await self.store.run(queue.answer_checkin, checkin, answer, now)
 
     async def keep(self, item: dict[str, Any]) -> dict[str, Any]:
         """Something to say as soon as a device can, kept across restarts."""
-        return await self.store.run(records.announce, item)
+        return await self.store.run(queue.announce, item)
 
     async def waiting(self) -> list[dict[str, Any]]:
-        return await self.store.run(records.waiting)
+        return await self.store.run(queue.waiting)
 
     async def spoken(self, announcement: int, devices: list[str]) -> None:
         at = self.clock.now().timestamp()
-        await self.store.run(records.spoken, announcement, devices, at)
+        await self.store.run(queue.spoken, announcement, devices, at)
 
     async def medication_today(self, user: str) -> list[dict[str, Any]]:
         now = self.clock.now().astimezone(self.tz)
         start = datetime.combine(now.date(), dtime(0), self.tz).timestamp()
-        return await self.store.run(records.checkins_since, user, start)
+        return await self.store.run(queue.checkins_since, user, start)
 
 
 _STOP = set(

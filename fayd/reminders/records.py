@@ -3,15 +3,14 @@ the Database first, so it runs inside ``Store.run``/``Store.call`` (one transact
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlite_utils
 
 from fayd.reminders import say
+from fayd.reminders.queue import DEFAULTS, Settings, keep, rows_of
 from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
 
 KINDS = ("reminder", "medication", "timer")
@@ -19,23 +18,6 @@ _COLUMNS = (
     "id, username, text, kind, name, urgent, lang, tz, rule, first_at, due_at, next_at,"
     " state, error, source, device, created_at, fired_at"
 )
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How check-ins go: asked again after ``ask_again_s``; after ``tries`` questions without
-    a yes or no, an ``unconfirmed_medication`` care event."""
-
-    ask_again_s: float = 600.0
-    tries: int = 2
-
-
-DEFAULTS = Settings()
-
-
-def _row(cursor: Any) -> list[dict[str, Any]]:
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
 
 def add(db: sqlite_utils.Database, fields: dict[str, Any]) -> int:
@@ -66,7 +48,7 @@ def add(db: sqlite_utils.Database, fields: dict[str, Any]) -> int:
 
 
 def get(db: sqlite_utils.Database, reminder: int) -> dict[str, Any] | None:
-    rows = _row(db.execute(f"SELECT {_COLUMNS} FROM reminders WHERE id = ?", [reminder]))
+    rows = rows_of(db.execute(f"SELECT {_COLUMNS} FROM reminders WHERE id = ?", [reminder]))
     return rows[0] if rows else None
 
 
@@ -77,7 +59,7 @@ def of_user(
     marks = ",".join("?" * len(states))
     where = f"state IN ({marks})" + (" AND username = ?" if user is not None else "")
     args = [*states, *([user] if user is not None else [])]
-    return _row(
+    return rows_of(
         db.execute(
             f"SELECT {_COLUMNS} FROM reminders WHERE {where} ORDER BY coalesce(next_at, 1e18), id",
             args,
@@ -107,7 +89,7 @@ def snooze(db: sqlite_utils.Database, reminder: int, until: float) -> bool:
 
 def last_fired(db: sqlite_utils.Database, user: str) -> dict[str, Any] | None:
     """The user's reminder that fired last (what "snooze" means without a name)."""
-    rows = _row(
+    rows = rows_of(
         db.execute(
             f"SELECT {_COLUMNS} FROM reminders WHERE username = ? AND fired_at IS NOT NULL"
             " AND state != 'cancelled' ORDER BY fired_at DESC LIMIT 1",
@@ -137,7 +119,7 @@ def take_due(
     next occurrence (missed ones are one fire, not one per miss) and leaves an announcement
     (and a check-in, for medication); a row that cannot be read is marked broken. Returns the
     new announcements and how many rows broke."""
-    rows = _row(
+    rows = rows_of(
         db.execute(
             f"SELECT {_COLUMNS} FROM reminders WHERE state = 'active' AND next_at <= ?"
             " ORDER BY next_at, id LIMIT ?",
@@ -191,7 +173,7 @@ def _fire(
                 ],
             ).lastrowid
         )
-    return _announce(db, row["username"], text, row["kind"], bool(row["urgent"]), row["lang"],
+    return keep(db, row["username"], text, row["kind"], bool(row["urgent"]), row["lang"],
                      fire_at, row["id"], checkin)  # fmt: skip
 
 
@@ -205,150 +187,3 @@ def _latest(rule: Rule, first: datetime, missed: float, now: float, tz: Any) -> 
             break
         at = later.timestamp()
     return at
-
-
-def _announce(
-    db: sqlite_utils.Database,
-    user: str,
-    text: str,
-    kind: str,
-    urgent: bool,
-    lang: str,
-    due_at: float,
-    reminder: int | None = None,
-    checkin: int | None = None,
-) -> dict[str, Any]:
-    now = time.time()
-    cursor = db.execute(
-        "INSERT INTO announcements (username, text, kind, urgent, lang, due_at, created_at,"
-        " reminder_id, checkin_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [user, text, kind, int(urgent), lang, due_at, now, reminder, checkin],
-    )
-    return {
-        "id": int(cursor.lastrowid),
-        "user": user,
-        "text": text,
-        "kind": kind,
-        "urgent": urgent,
-        "lang": lang,
-        "due_at": due_at,
-        "reminder_id": reminder,
-        "checkin_id": checkin,
-    }
-
-
-def announce(db: sqlite_utils.Database, item: dict[str, Any]) -> dict[str, Any]:
-    """Something to say to a user as soon as a device can (kept across restarts)."""
-    return _announce(
-        db,
-        item["user"],
-        item["text"],
-        item.get("kind", "reminder"),
-        bool(item.get("urgent")),
-        item.get("lang", "en"),
-        float(item["due_at"]),
-        item.get("reminder_id"),
-        item.get("checkin_id"),
-    )
-
-
-def waiting(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    rows = _row(
-        db.execute(
-            "SELECT id, username AS user, text, kind, urgent, lang, due_at, reminder_id,"
-            " checkin_id FROM announcements WHERE state = 'waiting' ORDER BY due_at, id"
-        )
-    )
-    for row in rows:
-        row["urgent"] = bool(row["urgent"])
-    return rows
-
-
-def spoken(db: sqlite_utils.Database, announcement: int, devices: list[str], at: float) -> None:
-    db.execute(
-        "UPDATE announcements SET state = 'spoken', spoken_at = ?, devices = ? WHERE id = ?",
-        [at, json.dumps(devices), announcement],
-    )
-
-
-# --- check-ins -------------------------------------------------------------------------
-
-
-def take_checkins(
-    db: sqlite_utils.Database, now: float, checks: Settings = DEFAULTS
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Check-ins whose time came: asked again (an announcement), or, after ``checks.tries``
-    questions, given up on: an ``unconfirmed_medication`` care event in ``device_events``
-    (device "fayd", epoch "care"), like a sensor's. Returns (announcements, events)."""
-    rows = _row(
-        db.execute(
-            "SELECT id, username, reminder_id, text, lang, asked_at, tries FROM checkins"
-            " WHERE state = 'open' AND next_at <= ? ORDER BY next_at",
-            [now],
-        )
-    )
-    asked, events = [], []
-    for row in rows:
-        if row["tries"] < checks.tries:
-            db.execute(
-                "UPDATE checkins SET tries = tries + 1, next_at = ? WHERE id = ?",
-                [now + checks.ask_again_s, row["id"]],
-            )
-            text = say.ask_again(row["text"], row["lang"])
-            asked.append(
-                _announce(
-                    db,
-                    row["username"],
-                    text,
-                    "checkin",
-                    False,
-                    row["lang"],
-                    now,
-                    row["reminder_id"],
-                    row["id"],
-                )
-            )
-            continue
-        db.execute("UPDATE checkins SET state = 'unconfirmed' WHERE id = ?", [row["id"]])
-        data = {
-            "user": row["username"],
-            "what": row["text"],
-            "reminder": row["reminder_id"],
-            "asked_at": row["asked_at"],
-            "tries": row["tries"],
-        }
-        db.execute(
-            "INSERT OR IGNORE INTO device_events (device, epoch, seq, sensor, ts, data,"
-            " received_at) VALUES ('fayd', 'care', ?, 'unconfirmed_medication', ?, ?, ?)",
-            [row["id"], now, json.dumps(data), time.time()],
-        )
-        events.append(data)
-    return asked, events
-
-
-def answer_checkin(db: sqlite_utils.Database, checkin: int, answer: str, at: float) -> bool:
-    """``answer``: "yes" or "no" (closes it); "later" puts the question off."""
-    if answer == "later":
-        return False
-    cursor = db.execute(
-        "UPDATE checkins SET state = ?, answered_at = ? WHERE id = ? AND state = 'open'",
-        [answer, at, checkin],
-    )
-    return cursor.rowcount == 1
-
-
-def put_off(db: sqlite_utils.Database, checkin: int, until: float) -> None:
-    db.execute(
-        "UPDATE checkins SET next_at = ?, tries = 0 WHERE id = ? AND state = 'open'",
-        [until, checkin],
-    )
-
-
-def checkins_since(db: sqlite_utils.Database, user: str, since: float) -> list[dict[str, Any]]:
-    return _row(
-        db.execute(
-            "SELECT id, text, asked_at, state, answered_at FROM checkins"
-            " WHERE username = ? AND asked_at >= ? ORDER BY asked_at",
-            [user, since],
-        )
-    )

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fayd.beat import Pulse
-from fayd.reminders import records
+from fayd.reminders import queue, records
 from fayd.reminders.clock import Clock
 from fayd.store import Store
 
@@ -39,7 +39,7 @@ class Scheduler:
         store: Store,
         clock: Clock,
         deliver: Deliver,
-        checks: records.Settings = records.DEFAULTS,
+        checks: queue.Settings = queue.DEFAULTS,
         on_care_event: CareEvent | None = None,
     ) -> None:
         """``deliver`` takes each new announcement (it is already kept in the database);
@@ -81,7 +81,7 @@ class Scheduler:
         """Fire what is due now; how many reminders fired."""
         now = self.clock.now().timestamp()
         made, broke = await self.store.run(records.take_due, now, BATCH, self.checks)
-        asked, events = await self.store.run(records.take_checkins, now, self.checks)
+        asked, events = await self.store.run(queue.take_checkins, now, self.checks)
         if broke:
             self.broken += broke
             log.error("%d reminders could not be read and were marked broken", broke)

@@ -37,7 +37,7 @@ from fayd.memory.jobs import run_jobs_forever
 from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
 from fayd.reminders import ReminderBook, Scheduler, SystemClock
-from fayd.reminders.records import Settings as CheckSettings
+from fayd.reminders.queue import Settings as CheckSettings
 from fayd.service.engines import Engines
 from fayd.store import Store
 

@@ -2,7 +2,7 @@
 ``all_skills()`` is the one registry; the router's intents, qa.csv rows and (later) the tool
 loop and MCP use it."""
 
-from fayd.agent.skills import care, clock, devices, info, memory, reminders, smalltalk
+from fayd.agent.skills import care, clock, devices, info, memory, reminders, smalltalk, timers
 from fayd.agent.skills.registry import Context, Outcome, Skill, SkillError, Skills
 
 
@@ -15,6 +15,7 @@ def all_skills() -> Skills:
             *care.SKILLS,
             *info.SKILLS,
             *reminders.SKILLS,
+            *timers.SKILLS,
             *smalltalk.SKILLS,
         ]
     )
