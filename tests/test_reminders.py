@@ -247,3 +247,16 @@ async def test_snooze_brings_the_last_fired_back_and_leaves_the_rule(setup: Setu
     [row] = await book.list("ann")
     # Tomorrow's occurrence is where it was.
     assert datetime.fromtimestamp(row["next_at"], UTC) == datetime(2026, 12, 2, 11, tzinfo=UTC)
+
+
+def test_the_morning_greeting_says_the_day_and_its_plan() -> None:
+    from fayd.reminders.say import greeting
+
+    now = datetime(2026, 12, 2, 8, 0, tzinfo=LONDON)
+    plan = [(now.replace(hour=10), "phone the chemist"), (now.replace(hour=17), "call your son")]
+    assert greeting("ann", now, plan, "en") == (
+        "Good morning, Ann! It's Wednesday 2 December."
+        " Today: at 10:00, phone the chemist; at 17:00, call your son."
+    )
+    assert greeting("ann", now, [], "en").endswith("Nothing is planned for today.")
+    assert greeting("王芳", now, [], "zh") == "早上好，王芳！今天是12月2日，星期三。今天没有安排。"

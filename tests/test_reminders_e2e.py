@@ -254,3 +254,22 @@ async def test_waits_for_a_gap_shows_on_the_robot_and_urgent_beats_quiet_hours(
         move_to(daemon, now + 181)
         assert await said(ann, 10) == "A reminder: take the heart tablet."
         await silent(ann, 4)
+
+
+async def test_a_morning_greeting_with_the_days_reminders(make_daemon) -> None:
+    daemon = make_daemon(ENV)
+    async with daemon.sim("ann-1") as ann:
+        await ann.hello(roles=("mic", "speaker"), user="ann")
+        await asyncio.sleep(0.5)
+        done = daemon.cli("reminders", "add", "good morning", "--user", "ann",
+                          "--kind", "greeting", "--every", "day", "--time", "07:00")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        [greet] = reminders(daemon, "ann")
+        day = datetime.fromtimestamp(greet["next_at"], UTC).strftime("%Y-%m-%d")
+        done = daemon.cli("reminders", "add", "phone the chemist", "--user", "ann",
+                          "--at", f"{day} 10:00")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        move_to(daemon, greet["next_at"] + 1)
+        heard = await said(ann, 10)
+        assert heard.startswith("Good morning, Ann! It's ")
+        assert heard.endswith(" Today: at 10:00, phone the chemist.")

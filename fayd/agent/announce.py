@@ -26,7 +26,7 @@ from fayd.beat import Pulse
 from fayd.memory import Memory
 from fayd.protocol import Action
 from fayd.reminders import ReminderBook
-from fayd.reminders.say import late
+from fayd.reminders.say import greeting, late
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,8 @@ RETRY_S = 1.0
 REMIND = Action("guidance.remind", "remind", "warm", 0.6, 60)
 ALARM = Action("guidance.remind", "alert", "excited", 0.8, 80)
 URGENT_KINDS = frozenset({"alert", "emergency"})
+#: A morning greeting that could not be said for this long is let go, not said at noon.
+GREETING_LATE_S = 3 * 3600.0
 
 
 class Announcer(Protocol):
@@ -148,13 +150,15 @@ class Speaker:
         if not free:
             return False
         due = datetime.fromtimestamp(item["due_at"], self.book.tz)
-        text = late(
-            item["text"],
-            item["kind"],
-            due,
-            now.astimezone(self.book.tz),
-            item["lang"] if "lang" in item else "en",
-        )
+        lang = item.get("lang", "en")
+        if item["kind"] == "greeting" and (now - due).total_seconds() > GREETING_LATE_S:
+            log.info("the morning greeting for %s let go: no device until %s", user, now)
+            await self.book.spoken(item["id"], [])
+            return True
+        if item["kind"] == "greeting":  # what the day holds, as it is when said
+            text = greeting(user, now.astimezone(self.book.tz), await self._plan(user), lang)
+        else:
+            text = late(item["text"], item["kind"], due, now.astimezone(self.book.tz), lang)
         timer = item["kind"] == "timer"
         for device in free:
             self.dialogue.announce(device, user, text, ALARM if timer else REMIND, tone=timer)
@@ -168,6 +172,15 @@ class Speaker:
         if item.get("checkin_id"):
             self._expect_answer(user, int(item["checkin_id"]), item.get("lang", "en"))
         return True
+
+    async def _plan(self, user: str) -> list[tuple[datetime, str]]:
+        rows = await self.book.today(user)
+        tz = self.book.tz
+        return [
+            (datetime.fromtimestamp(r["next_at"], tz), r["text"])
+            for r in rows
+            if r["kind"] in ("reminder", "medication")
+        ]
 
     def _others(self, user: str, spoken_on: list[str]) -> list[str]:
         """The user's robots and screens that were not spoken on: they show it (an Action)."""

@@ -39,7 +39,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     a.add_argument("--days", help=f"for --every week: comma-separated, of {','.join(DAYS)}")
     a.add_argument("--hours", type=int, help="for --every hours: N")
     a.add_argument("--between", help="for --every hours: HH:MM-HH:MM")
-    a.add_argument("--kind", default="reminder", choices=["reminder", "medication", "timer"])
+    a.add_argument(
+        "--kind",
+        default="reminder",
+        choices=["reminder", "medication", "timer", "greeting"],
+        help="greeting: a morning greeting with the day's reminders (--every day --time 08:00)",
+    )
     a.add_argument("--urgent", action="store_true", help="said even in quiet hours")
     a.add_argument("--json", action="store_true", help="print the stored reminder as JSON")
     a.set_defaults(func=cmd_add)

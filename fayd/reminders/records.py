@@ -1,5 +1,6 @@
-"""Reminders, announcements and check-ins in SQLite (migration m010). Each function takes
-the Database first, so it runs inside ``Store.run``/``Store.call`` (one transaction)."""
+"""Reminders in SQLite (migration m010) and their firing; what waits to be said and the
+check-ins are ``queue.py``'s. Each function takes the Database first, so it runs inside
+``Store.run``/``Store.call`` (one transaction)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fayd.reminders import say
 from fayd.reminders.queue import DEFAULTS, Settings, keep, rows_of
 from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
 
-KINDS = ("reminder", "medication", "timer")
+KINDS = ("reminder", "medication", "timer", "greeting")
 _COLUMNS = (
     "id, username, text, kind, name, urgent, lang, tz, rule, first_at, due_at, next_at,"
     " state, error, source, device, created_at, fired_at"

@@ -75,6 +75,19 @@ def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> s
     return f"This was due at {at}, {how_late(late_s, lang)}: {core}"
 
 
+def greeting(user: str, now: datetime, today: list[tuple[datetime, str]], lang: str) -> str:
+    """The morning greeting: the day, and what is planned for it (``today``: (when, what))."""
+    if lang == "zh":
+        plan = "；".join(f"{at:%H:%M}，{what}" for at, what in today)
+        day = f"{now.month}月{now.day}日，星期{'一二三四五六日'[now.weekday()]}"
+        return f"早上好，{user}！今天是{day}。" + (
+            f"今天的安排：{plan}。" if plan else "今天没有安排。"
+        )
+    plan = "; ".join(f"at {at:%H:%M}, {what}" for at, what in today)
+    said = f"Good morning, {user.capitalize()}! It's {now:%A} {now.day} {now:%B}."
+    return said + (f" Today: {plan}." if plan else " Nothing is planned for today.")
+
+
 def ask_again(text: str, lang: str) -> str:
     if lang == "zh":
         return f"我再问一下：你{text}了吗？"
