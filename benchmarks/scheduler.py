@@ -22,9 +22,9 @@ import asyncio
 import json
 import logging
 import os
-import sys
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
