@@ -142,6 +142,8 @@ class Speaker:
         user, urgent = item["user"], bool(item["urgent"]) or item["kind"] in URGENT_KINDS
         now = self.book.clock.now()
         targets = self.targets(user)
+        if not targets:  # no device of theirs online: wait (before asking the database)
+            return False
         if not urgent:
             if await self._quiet(user, now):
                 return False

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
-from fayd.agent.expect import Expectations
+from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
@@ -124,6 +124,11 @@ class Reminding:
     @property
     def clock_movable(self) -> bool:
         return TEST_CLOCK in os.environ
+
+    @property
+    def yes_no(self) -> AskYesNo:
+        """The YesNo port (fayd.agent.expect) for the care engine's check-ins."""
+        return AskYesNo(self.speaker, self.expectations)
 
     def status(self) -> dict[str, Any]:
         return {**self.scheduler.status(), **self.speaker.status()}
