@@ -30,7 +30,8 @@ _NO = re.compile(
 )
 _LATER = re.compile(
     r"\b(later|in a (minute|bit|while|moment)|not now|remind me (again )?(later|in)|"
-    r"give me (a|two|five|ten|fifteen|\d+) (minute|min)s?|after (lunch|dinner|breakfast|tea)|snooze)\b"
+    r"give me (a|two|five|ten|fifteen|\d+) (minute|min)s?|"
+    r"after (lunch|dinner|breakfast|tea)|snooze)\b"
     r"|(等一下|等会|待会|一会儿|稍后|晚点)"
 )
 
