@@ -260,3 +260,13 @@ def test_the_morning_greeting_says_the_day_and_its_plan() -> None:
     )
     assert greeting("ann", now, [], "en").endswith("Nothing is planned for today.")
     assert greeting("王芳", now, [], "zh") == "早上好，王芳！今天是12月2日，星期三。今天没有安排。"
+
+
+async def test_snooze_is_for_reminders_not_timers(setup: Setup) -> None:
+    book, clock = setup.book, setup.clock
+    await book.add("ann", "check the oven", at=NOW + timedelta(minutes=1))
+    await book.add("ann", "eggs", at=NOW + timedelta(minutes=1, seconds=3), kind="timer")
+    clock.advance(minutes=2)
+    assert await setup.scheduler.round() == 2
+    last = await book.last_fired("ann")
+    assert last is not None and last["text"] == "check the oven"

@@ -242,3 +242,16 @@ async def test_did_i_take_my_medicine_is_answered_from_the_records(house: House)
     decision, said = await house.ask("did I take my medicine today?")
     assert decision.intent == "medication.taken"
     assert said.say.startswith("I have no record of your medicine today")
+
+
+async def test_snooze_names_what_comes_back(house: House) -> None:
+    from fayd.reminders import records
+
+    await house.ask("remind me to check the oven in 5 minutes")
+    house.clock.advance(minutes=5)
+    house.store.call(records.take_due, house.clock.now().timestamp(), 10)  # the scheduler's
+    decision, said = await house.ask("snooze it for a quarter of an hour")
+    assert decision.intent == "reminder.snooze"
+    assert said.say == (
+        "All right, I'll remind you to check the oven again in 15 minutes, at 10:20."
+    )

@@ -89,10 +89,12 @@ def snooze(db: sqlite_utils.Database, reminder: int, until: float) -> bool:
 
 
 def last_fired(db: sqlite_utils.Database, user: str) -> dict[str, Any] | None:
-    """The user's reminder that fired last (what "snooze" means without a name)."""
+    """The user's reminder that fired last (what "snooze" means without a name); a timer is
+    no reminder to put off: it rings until answered."""
     rows = rows_of(
         db.execute(
             f"SELECT {_COLUMNS} FROM reminders WHERE username = ? AND fired_at IS NOT NULL"
+            " AND kind != 'timer'"
             " AND state != 'cancelled' ORDER BY fired_at DESC LIMIT 1",
             [user],
         )

@@ -192,8 +192,8 @@ async def snooze_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     at = until.astimezone(ctx.tz)
     length = words.duration(seconds, ctx.lang)
     if zh:
-        return Outcome(f"好的，{length}后（{at:%H:%M}）再提醒你。")
-    return Outcome(f"All right, I'll remind you again in {length}, at {at:%H:%M}.")
+        return Outcome(f"好的，{length}后（{at:%H:%M}）再提醒你{row['text']}。")
+    return Outcome(f"All right, I'll remind you to {row['text']} again in {length}, at {at:%H:%M}.")
 
 
 _SECONDS = {"type": "integer", "minimum": 1, "maximum": 7 * 86400}
