@@ -270,3 +270,12 @@ async def test_snooze_is_for_reminders_not_timers(setup: Setup) -> None:
     assert await setup.scheduler.round() == 2
     last = await book.last_fired("ann")
     assert last is not None and last["text"] == "check the oven"
+
+
+async def test_hours_in_a_window_start_at_the_next_slot(setup: Setup) -> None:
+    setup.clock.set(datetime(2026, 12, 1, 19, 1, tzinfo=UTC))
+    window = Rule("hours", hours=2, between=(dtime(9), dtime(21)))
+    row = await setup.book.add("ann", "drink some water", rule=window)
+    assert datetime.fromtimestamp(row["next_at"], UTC) == datetime(2026, 12, 1, 21, tzinfo=UTC)
+    row = await setup.book.add("ann", "stretch", rule=Rule("hours", hours=2))
+    assert datetime.fromtimestamp(row["next_at"], UTC) == datetime(2026, 12, 1, 21, 1, tzinfo=UTC)

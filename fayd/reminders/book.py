@@ -76,7 +76,9 @@ class ReminderBook:
             first = at
         else:
             start = now.replace(second=0, microsecond=0)
-            first = start + timedelta(hours=rule.hours or 0) if rule.every == "hours" else now
+            # "every 2 hours" counts from now; "every 2 hours between 9 and 9" keeps its window
+            elapsed = rule.every == "hours" and rule.between is None
+            first = start + timedelta(hours=rule.hours or 0) if elapsed else now
         due = next_occurrence(rule, first, now, self.tz)
         if due is None:
             raise BadReminder("rule: that would never come round")
