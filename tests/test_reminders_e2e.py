@@ -132,7 +132,7 @@ async def test_late_once_after_a_kill_and_held_for_a_device_that_was_away(make_d
         await ann.hello(roles=("mic", "speaker"), user="ann")
         await asyncio.sleep(0.5)
         await typed(ann, "Remind me to call my son at 23:30")
-        await typed(ann, "Remind me to water the plants at 23:45")
+        await typed(ann, "Remind me to water the plants at 23:31")
     rows = reminders(daemon, "ann")
     due = rows[0]["next_at"]
     assert daemon.proc is not None
@@ -146,7 +146,7 @@ async def test_late_once_after_a_kill_and_held_for_a_device_that_was_away(make_d
         await ann.hello(roles=("mic", "speaker"), user="ann")
         first, second = await said(ann, 30), await said(ann, 30)
         assert first == "This was due at 23:30 yesterday, two hours ago: call your son."
-        assert second.startswith("This was due at 23:45 yesterday, ")
+        assert second.startswith("This was due at 23:31 yesterday, ")
         assert second.endswith(" ago: water the plants.")
         await silent(ann, 4)  # once each
     db = sqlite3.connect(daemon.state / "fayd.db")
