@@ -216,6 +216,21 @@ class HomeAssistantConfig:
 
 
 @dataclass(frozen=True)
+class RemindersConfig:
+    """Reminders, timers and medication check-ins (docs/reminders.md)."""
+
+    #: A medication reminder's "Did you take them?" is asked again after this many minutes
+    #: without an answer …
+    checkin_after_min: int = 10
+    #: … and after this many questions in all, an ``unconfirmed_medication`` care event.
+    checkin_tries: int = 2
+    #: A timer's alarm is said again every this many seconds until the user speaks …
+    alarm_repeat_s: int = 30
+    #: … for at most this many seconds.
+    alarm_max_s: int = 300
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
 
@@ -233,6 +248,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     backup: BackupConfig = field(default_factory=BackupConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    reminders: RemindersConfig = field(default_factory=RemindersConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""

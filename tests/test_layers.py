@@ -32,6 +32,7 @@ LAYERS = {
     "models": 3,
     "embedding": 3,
     "memory": 4,
+    "reminders": 4,
     "agent": 5,
     "devices": 5,
     "care": 5,

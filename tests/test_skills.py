@@ -18,7 +18,9 @@ from fayd.devices.actions import DeviceActions
 from fayd.devices.registry import DeviceRegistry
 from fayd.memory import Memory
 from fayd.protocol import Alert, Command, Hello, Human
+from fayd.reminders import ReminderBook
 from fayd.store import Store
+from fayd.testing.clock import SimClock
 
 from .conftest import Frames
 
@@ -36,8 +38,17 @@ class House:
         self.memory = Memory(store, embedder)
         self.prefs = Preferences(store)
         self.robot = robot
+        self.clock = SimClock(NOW)
+        self.book = ReminderBook(store, self.clock, "UTC")
         self.understanding = Understanding(
-            router, all_skills(), self.devices, self.memory, self.prefs, UTC, clock=lambda: NOW
+            router,
+            all_skills(),
+            self.devices,
+            self.memory,
+            self.prefs,
+            UTC,
+            clock=lambda: self.clock.now(),
+            reminders=self.book,
         )
 
     async def start(self) -> House:
@@ -146,7 +157,7 @@ async def test_an_ambiguous_time_is_asked_and_the_answer_completes_it(house: Hou
     assert said.say == "Eight in the morning or in the evening?"
     decision, said = await house.ask("in the evening")
     assert decision.via == "follow-up" and decision.intent == "reminder.set"
-    assert "remind you to take your pills today at 8 o'clock in the evening" in said.say
+    assert said.say == "I'll remind you to take your pills today at 20:00."
     # Another user's answer does not complete it; nor does the next question.
     await house.ask("remind me to take my pills at eight")
     decision, _ = await house.ask("in the evening", user="bob")
@@ -163,3 +174,84 @@ def _ctx(house: House):
     from fayd.agent.skills import Context
 
     return Context("ann", "kitchen-1", "en", NOW, house.devices, house.memory, house.prefs)
+
+
+async def test_reminders_are_set_read_back_listed_cancelled_and_snoozed(house: House) -> None:
+    _, said = await house.ask("remind me to call my son on Sunday at five")
+    assert said.say == "I'll remind you to call your son on Sunday 6 December at 17:00."
+    _, said = await house.ask("every weekday at 8 remind me to take my tablets")
+    assert said.say == (
+        "I'll remind you to take your tablets every weekday at 08:00, starting tomorrow,"
+        " Wednesday 2 December, at 08:00."
+    )
+    _, said = await house.ask("remind me to call the doctor tomorrow at 9am")
+    decision, said = await house.ask("what reminders do I have?")
+    assert decision.intent == "reminder.list"
+    assert said.say == (
+        "You have 3 reminders: take your tablets every weekday at 08:00; call the doctor"
+        " tomorrow, Wednesday 2 December, at 09:00; call your son on Sunday 6 December at 17:00."
+    )
+    # Two match "call": which one?
+    decision, said = await house.ask("cancel the reminder to call")
+    assert decision.intent == "reminder.cancel"
+    assert said.say.startswith("Which reminder: the first, call the doctor")
+    decision, said = await house.ask("the second one")
+    assert decision.intent == "answer"
+    assert said.say == "All right, I've cancelled it: call your son on Sunday 6 December at 17:00."
+    _, said = await house.ask("what's on today?")
+    assert said.say == "Nothing more for today."
+    house.clock.advance(hours=14)  # Wednesday, 00:00
+    _, said = await house.ask("what's on today?")
+    assert said.say == "Today: at 08:00, take your tablets; at 09:00, call the doctor."
+    house.clock.set(NOW)
+    rows = await house.book.list("ann")
+    assert [r["text"] for r in rows] == ["take your tablets", "call the doctor"]
+    # Snooze: the one that fired last comes back in ten minutes.
+    _, said = await house.ask("snooze it")
+    assert said.say == "There's no reminder to put off just now."
+
+
+async def test_bad_times_are_refused_and_nothing_is_kept(house: House) -> None:
+    for text, reply in [
+        ("remind me to feed the cat today at 8 am", "That time has already passed."),
+        ("remind me to pay the rent on the 30th of February", "There is no 30 February."),
+        ("remind me to call Jim at 25 o'clock", "There is no 25 o'clock."),
+    ]:
+        _, said = await house.ask(text)
+        assert said.say == reply, text
+    assert await house.book.list(None, everything=True) == []
+
+
+async def test_timers_run_side_by_side(house: House) -> None:
+    _, said = await house.ask("set a timer for 6 minutes for the eggs")
+    assert said.say == "The eggs timer is set for 6 minutes, until 10:06."
+    _, said = await house.ask("set a timer for 20 minutes")
+    assert said.say == "A timer is set for 20 minutes, until 10:20."
+    house.clock.advance(minutes=2)
+    decision, said = await house.ask("how long is left on the timer?")
+    assert decision.intent == "timer.left"
+    assert said.say == "4 minutes left on the eggs timer; 18 minutes left on the timer."
+    decision, said = await house.ask("cancel the eggs timer")
+    assert decision.intent == "timer.cancel"
+    assert said.say == "All right, I've cancelled it: the eggs timer that would ring at 10:06."
+    _, said = await house.ask("how long is left?")
+    assert said.say == "18 minutes left on the timer."
+
+
+async def test_did_i_take_my_medicine_is_answered_from_the_records(house: House) -> None:
+    decision, said = await house.ask("did I take my medicine today?")
+    assert decision.intent == "medication.taken"
+    assert said.say.startswith("I have no record of your medicine today")
+
+
+async def test_snooze_names_what_comes_back(house: House) -> None:
+    from fayd.reminders import records
+
+    await house.ask("remind me to check the oven in 5 minutes")
+    house.clock.advance(minutes=5)
+    house.store.call(records.take_due, house.clock.now().timestamp(), 10)  # the scheduler's
+    decision, said = await house.ask("snooze it for a quarter of an hour")
+    assert decision.intent == "reminder.snooze"
+    assert said.say == (
+        "All right, I'll remind you to check the oven again in 15 minutes, at 10:20."
+    )

@@ -20,7 +20,7 @@ from fayd.agent.skills import Outcome
 from fayd.agent.turn import Turn
 from fayd.agent.understanding import Understanding
 from fayd.llm.text import SentenceSplitter
-from fayd.protocol import Command, Error, Human, Sender, TextIn
+from fayd.protocol import Action, Command, Error, Human, Sender, TextIn
 from fayd.speech import SpeechSegment
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,18 @@ class Spoken:
     clean: Callable[[str], str] | None = None
 
 
-Utterance = Spoken | TextIn
+@dataclass(frozen=True)
+class Announcement:
+    """Something fayd says first (a reminder, a timer's alarm): spoken between turns, never
+    over one; ``tone`` plays a chime before it."""
+
+    text: str
+    user: str
+    action: Action | None = None
+    tone: bool = False
+
+
+Utterance = Spoken | TextIn | Announcement
 
 
 class Conversation:
@@ -76,6 +87,8 @@ class Conversation:
         self.interrupted = 0
         self.dropped_turns = 0
         self._listening = False
+        #: When the user last said something here (time.monotonic(); 0: never).
+        self.heard_at = 0.0
 
     @property
     def speaking(self) -> bool:
@@ -102,6 +115,12 @@ class Conversation:
         done: asyncio.Future[Turn | None] = asyncio.get_running_loop().create_future()
         await self.pending.put((item, done))
         return await done
+
+    @property
+    def free(self) -> bool:
+        """No turn running or waiting, nothing being heard or played: a gap to speak in."""
+        running = self.current is not None and not self.current.done()
+        return not (self.speaking or self._listening or running or self.pending.qsize())
 
     def listening(self) -> None:
         """Tell the device fayd hears speech (Fay's ``log`` state), once an utterance."""
@@ -170,7 +189,10 @@ class Conversation:
 
     async def turn(self, item: Utterance) -> Turn | None:
         """The one way a turn runs: hear it (speech) → the reply, spoken and shown."""
+        if isinstance(item, Announcement):
+            return await self.announce(item)
         user = self._user()
+        self.heard_at = time.monotonic()
         timings = {}
         if isinstance(item, Spoken):
             try:
@@ -223,6 +245,21 @@ class Conversation:
             self.generating = False
         self._played(turn, output)
         await self.chat.record(turn, {"skill": outcome.detail}, outcome.importance)
+        return turn
+
+    async def announce(self, item: Announcement) -> Turn:
+        """fayd speaks first: the words (and a chime) delivered like a reply; not kept in
+        the conversation's history (the announcement's own row says it was spoken)."""
+        turn = Turn(user=item.user, device=self.device, question="", source="announce")
+        self.reply_stream = (self.reply_stream + 1) % 65536
+        output = self._output()
+        self.generating = True
+        try:
+            said = _sentences(turn, item.text)
+            await output.deliver(turn, said, self.reply_stream, item.action, tone=item.tone)
+        finally:
+            self.generating = False
+        self._played(turn, output)
         return turn
 
     async def not_heard(self, user: str) -> Turn:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fayd.agent.chat import Chat
-from fayd.agent.conversation import Conversation, Spoken
+from fayd.agent.conversation import Announcement, Conversation, Spoken
 from fayd.agent.expression import ActionRules
 from fayd.agent.listening import Gates
 from fayd.agent.output import ReplyOutput
@@ -18,7 +18,7 @@ from fayd.agent.ports import AgentEngines, Devices
 from fayd.agent.turn import Turn
 from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
-from fayd.protocol import Sender, TextIn
+from fayd.protocol import Action, Sender, TextIn
 from fayd.speech import SpeechSegment
 
 #: The conversation of ``fayd say`` / the API when no device is named.
@@ -85,6 +85,23 @@ class Dialogue:
         """When the device will have played what it was sent (time.monotonic())."""
         found = self.conversations.get(device)
         return found.playing_until if found else 0.0
+
+    # --- fayd speaks first -----------------------------------------------------------------
+    def announce(
+        self, device: str, user: str, text: str, action: Action | None = None, tone: bool = False
+    ) -> None:
+        """Say ``text`` on ``device`` between turns (after the one running, if any)."""
+        self._conversation(device).submit(Announcement(text, user, action, tone))
+
+    def free(self, device: str) -> bool:
+        """Nothing is being said or heard on ``device``: a gap to speak in."""
+        found = self.conversations.get(device)
+        return found is None or found.free
+
+    def heard_at(self, device: str) -> float:
+        """When the user last spoke or typed on ``device`` (time.monotonic(); 0: never)."""
+        found = self.conversations.get(device)
+        return found.heard_at if found else 0.0
 
     # --- the rest ----------------------------------------------------------------------------
     async def say(self, text: str, user: str | None, device: str | None) -> Turn | None:

@@ -10,6 +10,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import numpy as np
+
 from fayd.agent.expression import ActionRules, sentiment
 from fayd.agent.turn import Turn
 from fayd.protocol import Action, AudioChunk, Human, Sender, chunk_pcm
@@ -17,6 +19,13 @@ from fayd.speech import Tts
 from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
 
 log = logging.getLogger(__name__)
+
+
+def _note(hz: float, rate: int, seconds: float = 0.18) -> np.ndarray:
+    t = np.arange(int(rate * seconds), dtype=np.float32) / rate
+    fade = np.minimum(1.0, np.minimum(t, seconds - t) / 0.02)  # no click at either end
+    return (0.4 * np.sin(2 * np.pi * hz * t) * fade).astype(np.float32)
+
 
 #: Shown once in a reply whose speech could not be made (the TTS model failed).
 NO_VOICE = "(I can't speak right now: my voice isn't working; fayd status says why.)"
@@ -45,12 +54,16 @@ class ReplyOutput:
         sentences: AsyncIterator[str],
         stream: int,
         action: Action | None = None,
+        tone: bool = False,
     ) -> None:
         """Send every sentence as it arrives; close the reply with IsEnd frames. ``action``
-        replaces the action rules' for every sentence (an emergency's calm one)."""
+        replaces the action rules' for every sentence (an emergency's calm one); ``tone``
+        plays a chime first (a timer's alarm)."""
         seq = 0
         index = 0
         speak = self.tts is not None
+        if speak and tone:
+            seq = self._chime(stream)
         try:
             async for sentence in sentences:
                 first = index == 0
@@ -74,6 +87,18 @@ class ReplyOutput:
                 self.sender.send(self.device, Human(key="audio", is_end=True, stream=stream))
                 end = AudioChunk(stream, seq, self._rate(), b"", start=seq == 0, end=True)
                 self.sender.send(self.device, end)
+
+    def _chime(self, stream: int) -> int:
+        """Two short notes (A5, E6) as the first audio of the stream; the next seq."""
+        rate = self._rate()
+        notes = [_note(880.0, rate), _note(1318.5, rate)]
+        pcm = float_to_pcm16(np.concatenate(notes + notes))
+        self.audio_s += len(pcm) / 2 / rate
+        seq = 0
+        for chunk in chunk_pcm(pcm, rate, stream, first_seq=0):
+            self.sender.send(self.device, chunk)
+            seq = chunk.seq + 1
+        return seq
 
     def _rate(self) -> int:
         assert self.tts is not None  # only a speaker has a rate

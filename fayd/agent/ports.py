@@ -62,6 +62,14 @@ class Devices(Protocol):
         """fayd starts no talk on the device before ``until`` (Unix time)."""
         ...
 
+    def assigned(self, user: str, role: str) -> list[str]:
+        """Every known device (online or not) with ``role`` that belongs to ``user``."""
+        ...
+
+    def asleep_until(self, device: str) -> float:
+        """Until when fayd starts no talk on the device (Unix time; 0: awake)."""
+        ...
+
     def raise_alert(self, alert: Alert) -> None:
         """Tell every device and the household (``<prefix>/alerts/<id>``, retained) at once."""
         ...

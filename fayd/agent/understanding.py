@@ -10,14 +10,17 @@ from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
+from fayd.agent.expect import Expectations
 from fayd.agent.ports import Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
+from fayd.agent.understand.text import language
 from fayd.agent.understand.times import Ambiguous, Impossible
 from fayd.agent.understand.told import Listening
 from fayd.memory import Memory
+from fayd.reminders import ReminderBook
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,12 @@ SKILL_OF = {
     "preference.quiet": "quiet_hours",
     "reminder.set": "set_reminder",
     "timer.set": "set_timer",
+    "timer.left": "timer_left",
+    "timer.cancel": "cancel_timer",
+    "reminder.list": "list_reminders",
+    "reminder.cancel": "cancel_reminder",
+    "reminder.snooze": "snooze_reminder",
+    "medication.taken": "medication_taken",
     "info.offline": "offline_info",
 }
 #: Intents the conversation itself handles (no skill, no model).
@@ -52,8 +61,11 @@ class Understanding:
         prefs: Preferences,
         tz: tzinfo,
         clock: Callable[[], datetime] | None = None,
+        reminders: ReminderBook | None = None,
+        expectations: Expectations | None = None,
     ) -> None:
-        """``clock``: the household's time now (tests give their own)."""
+        """``clock``: the household's time now (tests give their own); ``expectations``:
+        questions asked outside a turn (a medication check-in) whose answer may come."""
         self.clock = clock or (lambda: datetime.now(tz))
         self.router = router
         self.skills = skills
@@ -61,6 +73,8 @@ class Understanding:
         self.memory = memory
         self.prefs = prefs
         self.tz = tz
+        self.reminders = reminders
+        self.expectations = expectations or Expectations()
         self._pending: dict[tuple[str, str], Pending] = {}
         self._listening = Listening()
 
@@ -70,6 +84,11 @@ class Understanding:
     def decide(self, question: str, user: str, device: str) -> Decision:
         """What the question is; an open question of a skill is answered or dropped here."""
         key = (user, device)
+        answered = self.expectations.take(user, question)
+        if answered is not None:  # "yes" to "Did you take them?"
+            expected, value = answered
+            slots = {"expected": expected, "value": value}
+            return Decision("answer", "expected", 1.0, slots=slots, lang=language(question))
         pending = self._pending.pop(key, None)
         if pending is not None and pending.expired(time.monotonic()):
             pending = None
@@ -95,15 +114,16 @@ class Understanding:
             return await self._small_talk(decision.lang, told, user, device)
         if decision.intent == "chitchat" and decision.via == "smalltalk":
             return await self._small_talk(decision.lang, decision.slots, user, device)
+        if decision.intent == "answer":
+            said = await decision.slots["expected"].then(decision.slots["value"])
+            return Outcome(said, detail={"answer": str(decision.slots["value"])})
         if decision.intent in OWN:
             return None
-        ctx = Context(
-            user, device, decision.lang, self.now(), self.devices, self.memory, self.prefs
-        )
+        ctx = self._context(user, device, decision.lang)
         if decision.intent == "qa":
             return await self._qa(decision, ctx)
         args = dict(decision.slots)
-        if decision.intent == "emergency":
+        if decision.intent in ("emergency", "reminder.set", "timer.set", "medication.taken"):
             args["said"] = question
         asked = self._ask_or_refuse(decision, args, user, device)
         if asked is not None:
@@ -132,12 +152,25 @@ class Understanding:
     async def _small_talk(
         self, lang: str, slots: dict[str, Any], user: str, device: str
     ) -> Outcome | None:
-        ctx = Context(user, device, lang, self.now(), self.devices, self.memory, self.prefs)
+        ctx = self._context(user, device, lang)
         try:
             return await self.skills.run("small_talk", dict(slots), ctx)
         except SkillError as exc:  # the model can still answer
             log.error("small talk failed: %s", exc)
             return None
+
+    def _context(self, user: str, device: str, lang: str) -> Context:
+        return Context(
+            user,
+            device,
+            lang,
+            self.now(),
+            self.devices,
+            self.memory,
+            self.prefs,
+            self.reminders,
+            self.expectations,
+        )
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:
         said = decision.answer

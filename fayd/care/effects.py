@@ -60,8 +60,6 @@ class Effects:
         #: The engine's answer handler (set by the engine's builder).
         self.on_answer: Callable[[str, str | None], Awaitable[None]] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        if announcer is None and asker is None:
-            log.info("care: no speech wired: check-ins are skipped, caregivers are told first")
 
     @property
     def can_speak(self) -> bool:

@@ -72,6 +72,12 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
             print(f"component {c['name']}: {c['restarts']} restarts, last: {c['last_error']}")
     for notice in status.get("notices", []):
         print(f"note: {notice}")
+    if rem := status.get("reminders"):
+        broken = f", {rem['broken']} BROKEN (fayd reminders list --all)" if rem["broken"] else ""
+        print(
+            f"reminders: {rem['fired']} fired, {rem['waiting']} waiting to be said,"
+            f" {rem['unconfirmed']} medication unconfirmed{broken}"
+        )
     if backup := status.get("backup"):
         print(f"backup: {_backup_line(backup)}")
     if disk := status.get("disk"):
@@ -246,11 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     from fayd.cli import homeassistant as homeassistant_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
+    from fayd.cli import reminders as reminders_cli
     from fayd.cli import today as today_cli
 
     devices_cli.add_parser(sub)
     memory_cli.add_parser(sub)
     today_cli.add_parser(sub)
+    reminders_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
     backup_cli.add_parser(sub)
     care_cli.add_parser(sub)

@@ -75,6 +75,14 @@ class DeviceActions:
         self.registry.state(device).asleep_until = until
         self._keep(prefs_records.set_device_sleep, device, until)
 
+    def assigned(self, user: str, role: str) -> list[str]:
+        states = self.registry.states.values()
+        return sorted(s.id for s in states if s.user == user and s.has_role(role))
+
+    def asleep_until(self, device: str) -> float:
+        state = self.registry.states.get(device)
+        return state.asleep_until if state else 0.0
+
     def raise_alert(self, alert: Alert) -> None:
         for device in self.find():
             self.sender.send(device, alert)

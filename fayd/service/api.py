@@ -25,6 +25,8 @@ from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
 from fayd.protocol.frames import MAX_TEXT, check_device_id
 from fayd.protocol.text import BadText, check_name, check_strings
+from fayd.service.api_reminders import Reminding
+from fayd.service.api_reminders import routes as reminder_routes
 
 
 class QuietServer(uvicorn.Server):
@@ -84,6 +86,10 @@ class Control(Protocol):
     @property
     def backups(self) -> Backups | None:
         """The backup job (fayd.store.nightly); None until the daemon has started it."""
+
+    @property
+    def reminding(self) -> Reminding | None:
+        """Reminders (fayd.service.api_reminders); None until the daemon has started them."""
 
 
 #: The stand-ins said when the model could not answer (fayd.agent.chat): the turn has a
@@ -275,6 +281,7 @@ def build_app(control: Control) -> Starlette:
             Route("/api/devices/{device}/settings", post_settings, methods=["POST"]),
             Route("/api/serial/release", post_release_serial, methods=["POST"]),
             Route("/api/backup", post_backup, methods=["POST"]),
+            *reminder_routes(control, _json_object),
         ]
     )
 

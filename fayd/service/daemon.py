@@ -35,7 +35,7 @@ from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
-from fayd.service.wiring import Parts, build, household_zone
+from fayd.service.wiring import Parts, Reminding, build, household_zone
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
@@ -470,6 +470,7 @@ class Daemon:
             "devices": devices,
             "components": self.supervisor.status(),
             "frames": self.parts.frame_stats(),
+            "reminders": self.parts.reminders.status(),
             "loop_lag": self.loop_lag.summary(lag_since),
             "last_problems": list(self.problems.records),
             "notices": self.notices,
@@ -506,6 +507,10 @@ class Daemon:
             raise LookupError(f"{device} is offline")
         assert self.parts is not None
         return await self.parts.ota.push(device, version, files, signature)
+
+    @property
+    def reminding(self) -> Reminding | None:
+        return self.parts.reminders if self.parts is not None else None
 
     async def say(self, text: str, user: str | None, device: str | None) -> dict[str, Any]:
         """A typed turn from the API (``fayd say``/``chat``): the agent's one way of running

@@ -5,6 +5,7 @@ the Sender; it sees and acts on devices through ``DeviceActions``. Nothing below
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -13,6 +14,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
+from fayd.agent.announce import AnnounceSettings, Speaker
+from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
@@ -36,11 +39,18 @@ from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
 from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
+from fayd.reminders import ReminderBook, Scheduler, SystemClock
+from fayd.reminders.queue import Settings as CheckSettings
+from fayd.service.checkins import CareCheckIns
 from fayd.service.engines import Engines
 from fayd.store import Store
 
 #: The router's example phrases, embedded (fayd.embedding.remembered), in state_dir/cache.
 EXAMPLE_VECTORS = "example-vectors.npz"
+
+#: Set by the test harness only: the daemon's clock runs this many seconds ahead, and
+#: ``POST /test/clock`` may move it (docs/reminders.md).
+TEST_CLOCK = "FAYD_TEST_CLOCK"
 
 
 @dataclass
@@ -56,6 +66,7 @@ class Parts:
     hub: DeviceHub
     ota: OtaManager
     care: CareEngine
+    reminders: Reminding
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -65,6 +76,8 @@ class Parts:
             "settings": self.registry.poll_settings,
             "events": self.events.run,
             "care": self.care.run,
+            "reminders": self.reminders.scheduler.run,
+            "announcer": self.reminders.speaker.run,
         }
         memory, event_memory = self.memory, self.event_memory
         if event_memory is not None:
@@ -79,7 +92,13 @@ class Parts:
 
     def pulses(self) -> dict[str, Pulse]:
         """The components that beat (fayd.beat.Pulse), by component name."""
-        found = {"hub": self.hub.pulse, "events": self.events.pulse, "care": self.care.pulse}
+        found = {
+            "hub": self.hub.pulse,
+            "events": self.events.pulse,
+            "care": self.care.pulse,
+            "reminders": self.reminders.scheduler.pulse,
+            "announcer": self.reminders.speaker.pulse,
+        }
         if self.event_memory is not None:
             found["event_memory"] = self.event_memory.pulse
         return found
@@ -102,8 +121,63 @@ class Parts:
         }
 
 
+@dataclass
+class Reminding:
+    """Reminders and what fayd says first: the clock, the book, the scheduler, the speaker."""
+
+    clock: SystemClock
+    book: ReminderBook
+    scheduler: Scheduler
+    speaker: Speaker
+    expectations: Expectations
+
+    @property
+    def clock_movable(self) -> bool:
+        return TEST_CLOCK in os.environ
+
+    @property
+    def yes_no(self) -> AskYesNo:
+        """The YesNo port (fayd.agent.expect) for the care engine's check-ins."""
+        return AskYesNo(self.speaker, self.expectations)
+
+    def status(self) -> dict[str, Any]:
+        return {**self.scheduler.status(), **self.speaker.status()}
+
+
+def test_clock() -> SystemClock:
+    """The real clock; under the test harness only (``FAYD_TEST_CLOCK`` = an offset in
+    seconds), moved by that much and by ``POST /test/clock`` (docs/reminders.md)."""
+    offset = os.environ.get(TEST_CLOCK)
+    if offset is None:
+        return SystemClock()
+    try:
+        return SystemClock(float(offset))
+    except ValueError as exc:
+        raise ConfigError(f"{TEST_CLOCK}={offset!r}: an offset in seconds") from exc
+
+
+def zone_name(cfg: Config) -> str:
+    """``agent.timezone``, else the system's zone by name (/etc/localtime), else UTC."""
+    if cfg.agent.timezone:
+        return cfg.agent.timezone
+    if os.environ.get("TZ") and not os.environ["TZ"].startswith(":"):
+        return os.environ["TZ"]
+    try:
+        target = str(Path("/etc/localtime").resolve())
+    except OSError:
+        return "UTC"
+    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
+
+
 def understanding(
-    cfg: Config, store: Store, engines: Engines, devices: DeviceActions, memory: Memory | None
+    cfg: Config,
+    store: Store,
+    engines: Engines,
+    devices: DeviceActions,
+    memory: Memory | None,
+    clock: SystemClock | None = None,
+    reminders: ReminderBook | None = None,
+    expectations: Expectations | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -118,7 +192,11 @@ def understanding(
     router = Router(embedder, intents, qa)
     if isinstance(embedder, RememberedVectors):
         embedder.save()  # the examples' vectors, for the next start
-    return Understanding(router, skills, devices, memory, Preferences(store), household_zone(cfg))
+    tz = household_zone(cfg)
+    now = (lambda: clock.now().astimezone(tz)) if clock is not None else None
+    return Understanding(
+        router, skills, devices, memory, Preferences(store), tz, now, reminders, expectations
+    )
 
 
 def household_zone(cfg: Config) -> tzinfo:
@@ -164,7 +242,8 @@ def build(
     speech: tuple[Announcer | None, Asker | None] = (None, None),
 ) -> Parts:
     """``announce``: an alert retained on MQTT; ``conclude``: its retained message cleared
-    and its end told; ``speech``: the care check-ins' ports (None: check-ins are skipped)."""
+    and its end told; ``speech``: the care check-ins' ports (by default the reminders'
+    speaker and the user's next words: fayd.service.checkins)."""
     memory = None
     if engines.embedder is not None:
         memory = Memory(
@@ -189,6 +268,8 @@ def build(
 
     devices = DeviceActions(registry, sender, call_for_help)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
+    clock, expectations = test_clock(), Expectations()
+    book = ReminderBook(store, clock, zone_name(cfg))
     dialogue = Dialogue(
         chat,
         engines.for_agent(),
@@ -196,8 +277,24 @@ def build(
         devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
-        understanding(cfg, store, engines, devices, memory),
+        understanding(cfg, store, engines, devices, memory, clock, book, expectations),
     )
+    rem = cfg.reminders
+    speaker = Speaker(
+        dialogue,
+        devices,
+        Preferences(store),
+        book,
+        expectations,
+        memory,
+        AnnounceSettings(rem.alarm_repeat_s, rem.alarm_max_s, rem.checkin_after_min * 60),
+    )
+    checks = CheckSettings(rem.checkin_after_min * 60.0, rem.checkin_tries)
+    scheduler = Scheduler(store, clock, speaker.deliver, checks)
+    book.wake = scheduler.wake
+    reminding = Reminding(clock, book, scheduler, speaker, expectations)
+    if speech == (None, None):  # the care check-ins speak through the reminders' speaker
+        effects.announcer, effects.asker = speaker, CareCheckIns(speaker, expectations)
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed
     event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
@@ -211,5 +308,14 @@ def build(
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
     hub.on_ack = care.device_ack
     return Parts(
-        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender), care
+        memory,
+        dialogue,
+        registry,
+        microphones,
+        events,
+        event_memory,
+        hub,
+        OtaManager(sender),
+        care,
+        reminding,
     )

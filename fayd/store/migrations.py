@@ -359,6 +359,70 @@ def m010_care(db: sqlite_utils.Database) -> None:
     )
 
 
+def m011_reminders(db: sqlite_utils.Database) -> None:
+    """Reminders and timers (fayd.reminders), what is waiting to be said (announcements: a
+    fire is kept until a device has spoken it, across restarts), and medication check-ins
+    (asked, asked again, answered or left unconfirmed)."""
+    db.execute(
+        """CREATE TABLE reminders (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            text TEXT NOT NULL,             -- what to do, in the user's words
+            kind TEXT NOT NULL,             -- reminder | medication | timer
+            name TEXT NOT NULL DEFAULT '',  -- a timer's name ("eggs")
+            urgent INTEGER NOT NULL DEFAULT 0,
+            lang TEXT NOT NULL DEFAULT 'en',
+            tz TEXT NOT NULL,               -- the user's zone (wall-clock rules)
+            rule TEXT NOT NULL,             -- JSON (fayd.reminders.rules.Rule)
+            first_at REAL NOT NULL,         -- the first fire, Unix time
+            due_at REAL,                    -- the rule's next occurrence
+            next_at REAL,                   -- when it fires next (a snooze, else due_at)
+            state TEXT NOT NULL DEFAULT 'active',  -- active | done | cancelled | broken
+            error TEXT,                     -- why a row is broken
+            source TEXT NOT NULL DEFAULT '',-- the utterance (or command) that set it
+            device TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            fired_at REAL
+        )"""
+    )
+    db.execute("CREATE INDEX reminders_due ON reminders (next_at) WHERE state = 'active'")
+    db.execute("CREATE INDEX reminders_user ON reminders (username, state)")
+    db.execute(
+        """CREATE TABLE announcements (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            text TEXT NOT NULL,
+            kind TEXT NOT NULL,             -- reminder | medication | timer | checkin | …
+            urgent INTEGER NOT NULL DEFAULT 0,
+            lang TEXT NOT NULL DEFAULT 'en',
+            due_at REAL NOT NULL,           -- when it should have been said
+            created_at REAL NOT NULL,
+            state TEXT NOT NULL DEFAULT 'waiting',  -- waiting | spoken
+            spoken_at REAL,
+            devices TEXT,                   -- JSON list: where it was said
+            reminder_id INTEGER,
+            checkin_id INTEGER
+        )"""
+    )
+    db.execute("CREATE INDEX announcements_waiting ON announcements (id) WHERE state = 'waiting'")
+    db.execute(
+        """CREATE TABLE checkins (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            username TEXT NOT NULL,
+            reminder_id INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            lang TEXT NOT NULL DEFAULT 'en',
+            asked_at REAL NOT NULL,
+            next_at REAL NOT NULL,          -- asked again (or given up) then
+            tries INTEGER NOT NULL DEFAULT 1,
+            state TEXT NOT NULL DEFAULT 'open',  -- open | yes | no | unconfirmed
+            answered_at REAL
+        )"""
+    )
+    db.execute("CREATE INDEX checkins_open ON checkins (next_at) WHERE state = 'open'")
+    db.execute("CREATE INDEX checkins_user ON checkins (username, asked_at)")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -370,6 +434,7 @@ MIGRATIONS: list[Migration] = [
     m008_device_keys,
     m009_preferences,
     m010_care,
+    m011_reminders,
 ]
 
 

@@ -2,7 +2,7 @@
 ``all_skills()`` is the one registry; the router's intents, qa.csv rows and (later) the tool
 loop and MCP use it."""
 
-from fayd.agent.skills import care, clock, devices, info, memory, smalltalk
+from fayd.agent.skills import care, clock, devices, info, memory, reminders, smalltalk, timers
 from fayd.agent.skills.registry import Context, Outcome, Skill, SkillError, Skills
 
 
@@ -14,6 +14,8 @@ def all_skills() -> Skills:
             *memory.SKILLS,
             *care.SKILLS,
             *info.SKILLS,
+            *reminders.SKILLS,
+            *timers.SKILLS,
             *smalltalk.SKILLS,
         ]
     )

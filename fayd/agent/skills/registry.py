@@ -16,6 +16,7 @@ from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
 from fayd.protocol import Action
+from fayd.reminders import ReminderBook
 
 
 class SkillError(FaydError):
@@ -33,6 +34,9 @@ class Context:
     devices: Devices
     memory: Memory | None
     prefs: Any  # fayd.agent.prefs.Preferences
+    reminders: ReminderBook | None = None
+    #: Open questions whose answer comes in the user's next turn (fayd.agent.expect).
+    expect: Any = None
 
     @property
     def tz(self) -> tzinfo:

@@ -48,6 +48,12 @@ KNOWN = frozenset(
         "preference.quiet",
         "reminder.set",
         "timer.set",
+        "timer.left",
+        "timer.cancel",
+        "reminder.list",
+        "reminder.cancel",
+        "reminder.snooze",
+        "medication.taken",
         "info.offline",
         "chitchat",
     }

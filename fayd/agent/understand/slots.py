@@ -475,7 +475,25 @@ def _topic(text: str, now: datetime, lang: str) -> dict[str, Any]:
     return {}
 
 
+def _words(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    """What a cancel names: the words, whose content words pick the reminder."""
+    return {"words": text.strip()}
+
+
+def _snooze(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    duration = parse_duration(text, lang)
+    return {"duration_s": duration.seconds} if duration else {}
+
+
+def _list(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    return {"today": bool(re.search(r"\btoday\b|今天", _lower(text)))}
+
+
 _EXTRACTORS = {
+    "reminder.cancel": _words,
+    "timer.cancel": _words,
+    "reminder.snooze": _snooze,
+    "reminder.list": _list,
     "device.gesture": _gesture,
     "device.volume": _volume,
     "device.brightness": _brightness,

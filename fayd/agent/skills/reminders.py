@@ -1,0 +1,225 @@
+"""Reminders as skills (docs/reminders.md): set (read back with the absolute time: "…on
+Sunday 6 December at 17:00"), list and "what's on today", cancel (several matches: asks
+which), snooze. A time that passed, a date no calendar has or a rule that never comes round
+gets a clear answer, nothing kept. Timers and "did I take my medicine?": ``timers.py``."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from fayd.agent.skills import words
+from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.skills.reminder_words import (
+    describe,
+    every_said,
+    in_chinese,
+    rule_of,
+    today_line,
+    when_said,
+)
+from fayd.agent.understand.times import Recurrence, When
+from fayd.reminders import BadReminder
+from fayd.reminders.book import content_words
+
+_MEDICATION = re.compile(
+    r"\b(pills?|tablets?|medicines?|medication|meds|insulin|inhaler|eye ?drops|capsules?|"
+    r"prescription|dose)\b|药"
+)
+
+
+async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = in_chinese(ctx)
+    book = ctx.reminders
+    said = str(args.get("what") or "").strip()
+    what = said if zh else words.turned_round(said)
+    when = args.get("when") or args.get("recurrence")
+    if not isinstance(when, When | Recurrence):
+        return Outcome("什么时候提醒你？" if zh else "When should I remind you?")
+    if book is None:
+        return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
+    kind = "medication" if _MEDICATION.search(said.lower()) else "reminder"
+    try:
+        if isinstance(when, When):
+            row = await book.add(
+                ctx.user,
+                what,
+                at=when.at,
+                kind=kind,
+                lang=ctx.lang,
+                source=str(args.get("said") or said),
+                device=ctx.device,
+            )
+        else:
+            row = await book.add(
+                ctx.user,
+                what,
+                rule=rule_of(when),
+                kind=kind,
+                lang=ctx.lang,
+                source=str(args.get("said") or said),
+                device=ctx.device,
+            )
+    except BadReminder as exc:
+        return Outcome(refusal(str(exc), zh), detail={"refused": str(exc)})
+    detail = {"reminder": row["id"], "kind": kind}
+    first = datetime.fromtimestamp(row["next_at"], ctx.tz)
+    if isinstance(when, When):
+        at = when_said(first, ctx.now, ctx.lang)
+        if zh:
+            return Outcome(f"好的，我会在{at}提醒你{what}。", detail=detail)
+        return Outcome(f"I'll remind you to {what} {at}.", detail=detail)
+    every = every_said(rule_of(when), ctx.lang)
+    start = when_said(first, ctx.now, ctx.lang)
+    if zh:
+        return Outcome(f"好的，我会{every}提醒你{what}，第一次是{start}。", detail=detail)
+    return Outcome(f"I'll remind you to {what} {every}, starting {start}.", detail=detail)
+
+
+def refusal(reason: str, zh: bool) -> str:
+    """BadReminder's "field: words" as a sentence for the person."""
+    words_ = reason.split(": ", 1)[-1]
+    if zh:
+        return {"that time has already passed": "那个时间已经过去了，我没有设置提醒。"}.get(
+            words_, f"这个提醒我设不了：{words_}。"
+        )
+    return f"I can't set that reminder: {words_}."
+
+
+async def list_reminders(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = in_chinese(ctx)
+    if ctx.reminders is None:
+        return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
+    today = bool(args.get("today"))
+    rows = await (ctx.reminders.today(ctx.user) if today else ctx.reminders.list(ctx.user))
+    rows = [r for r in rows if r["kind"] != "timer"]
+    if not rows:
+        if zh:
+            return Outcome("今天没有别的提醒了。" if today else "你现在没有提醒。")
+        return Outcome("Nothing more for today." if today else "You have no reminders.")
+    items = [today_line(r, ctx) if today else describe(r, ctx) for r in rows[:8]]
+    more = len(rows) - len(items)
+    if zh:
+        return Outcome(("今天：" if today else "你的提醒：") + "；".join(items) + "。")
+    head = "Today: " if today else f"You have {len(rows)} reminder{'s' if len(rows) > 1 else ''}: "
+    tail = f", and {more} more" if more > 0 else ""
+    return Outcome(head + "; ".join(items) + tail + ".")
+
+
+async def cancel_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
+    return await cancel_any(args, ctx, kind=None)
+
+
+async def cancel_any(args: dict[str, Any], ctx: Context, kind: str | None) -> Outcome:
+    zh = in_chinese(ctx)
+    book = ctx.reminders
+    if book is None:
+        return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
+    said = str(args.get("words") or "")
+    rows = await book.find(ctx.user, said, kind)
+    if kind is None:
+        rows = [r for r in rows if r["kind"] != "timer"]
+    thing = "timer" if kind == "timer" else "reminder"
+    if not rows:
+        return Outcome("我没找到这个提醒。" if zh else f"I couldn't find that {thing}.")
+    if len(rows) == 1:
+        await book.cancel(rows[0]["id"])
+        if zh:
+            return Outcome(f"好的，取消了：{describe(rows[0], ctx)}。")
+        return Outcome(f"All right, I've cancelled it: {describe(rows[0], ctx)}.")
+    choices = rows[:4]
+    return _ask_which(choices, ctx, thing)
+
+
+# Ordinals before bare numbers: "the second one" is the second.
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3,
+             "4th": 3, "last": -1, "one": 0, "two": 1, "three": 2, "four": 3}  # fmt: skip
+_ZH_ORDINALS = {"第一": 0, "第二": 1, "第三": 2, "第四": 3, "最后": -1}
+
+
+def _ask_which(choices: list[dict[str, Any]], ctx: Context, thing: str) -> Outcome:
+    zh = in_chinese(ctx)
+    said = [describe(r, ctx) for r in choices]
+    book, expectations = ctx.reminders, ctx.expect
+
+    def read(text: str) -> int | None:
+        low = text.lower()
+        if re.search(r"\b(all|both|every one|all of them)\b|全部|都", low):
+            return -2
+        for word, index in (_ZH_ORDINALS if zh else _ORDINALS).items():
+            if re.search(rf"\b{word}\b" if not zh else word, low):
+                return index if index >= 0 else len(choices) - 1
+        hits = [
+            i
+            for i, r in enumerate(choices)
+            if content_words(low) & content_words(r["text"] + " " + r["name"])
+        ]
+        return hits[0] if len(hits) == 1 else None
+
+    async def then(index: int) -> str:
+        chosen = choices if index == -2 else [choices[index]]
+        for row in chosen:
+            await book.cancel(row["id"])
+        listed = "; ".join(describe(r, ctx) for r in chosen)
+        return f"好的，取消了：{listed}。" if zh else f"All right, I've cancelled it: {listed}."
+
+    if expectations is not None:
+        expectations.expect(ctx.user, read, then, 120.0)
+    if zh:
+        return Outcome(
+            "取消哪一个？" + "；".join(f"第{i + 1}个，{s}" for i, s in enumerate(said)) + "。"
+        )
+    numbered = [
+        f"{('the first', 'the second', 'the third', 'the fourth')[i]}, {s}"
+        for i, s in enumerate(said)
+    ]
+    return Outcome(f"Which {thing}: " + "; or ".join(numbered) + "?", detail={"asked": "which"})
+
+
+async def snooze_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
+    zh = in_chinese(ctx)
+    book = ctx.reminders
+    if book is None:
+        return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
+    row = await book.last_fired(ctx.user)
+    if row is None:
+        return Outcome("没有刚响过的提醒。" if zh else "There's no reminder to put off just now.")
+    seconds = int(args.get("duration_s") or 600)
+    until = await book.snooze(row["id"], seconds)
+    if until is None:
+        return Outcome("我没找到这个提醒。" if zh else "I couldn't find that reminder.")
+    at = until.astimezone(ctx.tz)
+    length = words.duration(seconds, ctx.lang)
+    if zh:
+        return Outcome(f"好的，{length}后（{at:%H:%M}）再提醒你{row['text']}。")
+    return Outcome(f"All right, I'll remind you to {row['text']} again in {length}, at {at:%H:%M}.")
+
+
+_SECONDS = {"type": "integer", "minimum": 1, "maximum": 7 * 86400}
+SKILLS = [
+    Skill(
+        "set_reminder",
+        "Keep a reminder (one-off or recurring) and say it at its time on the user's devices.",
+        {"type": "object", "properties": {"what": {"type": "string", "maxLength": 500}}},
+        set_reminder,
+    ),
+    Skill(
+        "list_reminders",
+        "Say the user's reminders (or what is left today).",
+        {"type": "object", "properties": {"today": {"type": "boolean"}}},
+        list_reminders,
+    ),
+    Skill(
+        "cancel_reminder",
+        "Cancel a reminder by its words (asks which when several match).",
+        {"type": "object", "properties": {"words": {"type": "string"}}},
+        cancel_reminder,
+    ),
+    Skill(
+        "snooze_reminder",
+        "Say the last reminder again later (10 minutes unless said).",
+        {"type": "object", "properties": {"duration_s": _SECONDS}},
+        snooze_reminder,
+    ),
+]
