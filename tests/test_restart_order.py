@@ -5,6 +5,7 @@ daemon is ready wait for the agent and are answered, not lost."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 
@@ -73,3 +74,37 @@ async def test_a_device_reconnects_before_ready_and_its_event_is_acked(tmp_path)
             await client.__aexit__(None, None, None)
     finally:
         assert daemon.stop() == 0, daemon.log_text()
+
+
+@needs_mosquitto
+async def test_after_a_power_cut_a_device_is_online_only_once_it_is_back(tmp_path) -> None:
+    """A device connected when fayd and its broker died at once (a power cut; no last will
+    was said) is not taken for online at the next start: a reminder or a check-in would be
+    handed to a speaker that is not there. It is online again once it reconnects."""
+    daemon = DaemonProcess(tmp_path / "state").start()
+    try:
+        async with daemon.sim("kitchen-1") as kitchen:
+            await kitchen.hello(roles=("mic", "speaker"), user="ann")
+            await asyncio.sleep(1.0)
+            assert online(daemon, "kitchen-1") is True
+            assert daemon.proc is not None
+            # A power cut: the broker goes at the same instant, so no last will is said.
+            broker = json.loads((daemon.state / "broker.pid").read_text())["pid"]
+            os.kill(broker, signal.SIGKILL)
+            os.kill(daemon.proc.pid, signal.SIGKILL)
+            daemon.proc.wait(10)
+        daemon.start()
+        assert online(daemon, "kitchen-1") is False
+        async with daemon.sim("kitchen-1") as kitchen:
+            await kitchen.hello(roles=("mic", "speaker"), user="ann")
+            async with asyncio.timeout(20):
+                while not online(daemon, "kitchen-1"):
+                    await asyncio.sleep(0.2)
+    finally:
+        assert daemon.stop() == 0, daemon.log_text()
+
+
+def online(daemon: DaemonProcess, device: str) -> bool | None:
+    status = json.loads(daemon.cli("status", "--json", timeout=60).stdout)
+    row = next((d for d in status["devices"] if d["id"] == device), None)
+    return None if row is None else bool(row["online"])

@@ -107,7 +107,12 @@ class DeviceHub:
             frame = decode(kind, payload)
             if isinstance(frame, Ack | Error) and frame.ref is not None:
                 self.registry.acks.observe(device, frame, payload)  # settings answered?
-            await self._dispatch(self.registry.state(device), frame)
+            state = self.registry.state(device)
+            if not state.online and state.hello is not None and not isinstance(frame, Presence):
+                # Connected after all: it was taken for offline at a start (its hello came
+                # before fayd listened), and this frame is live.
+                await self.registry.presence(state.id, True)
+            await self._dispatch(state, frame)
         except ProtocolError as exc:
             self._refuse(device, kind, exc)
         except RecursionError:  # JSON nested too deep for the decoder

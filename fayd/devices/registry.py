@@ -151,9 +151,11 @@ class DeviceRegistry:
         if self.on_seen is not None:
             self.on_seen(state)
 
-    async def load_known(self) -> None:
+    async def load_known(self, fresh_broker: bool = False) -> None:
         """Devices seen before this start keep their roles until they say hello again;
-        the registry's settings apply from the start."""
+        the registry's settings apply from the start. ``fresh_broker``: fayd's own broker
+        has just started, so no device is connected yet, whatever was stored (a fayd killed
+        -9 took its broker along before any last will was said)."""
         await self.reload_settings()
         for row in await self.store.run(records.list_devices):
             try:
@@ -162,7 +164,9 @@ class DeviceRegistry:
             except ProtocolError:
                 continue
             state = self.state(row["id"])
-            state.hello, state.online = hello, bool(row["online"])
+            state.hello, state.online = hello, bool(row["online"]) and not fresh_broker
+            if fresh_broker and row["online"]:
+                await self.store.run(records.set_presence, state.id, False)
         for device, until in (await self.store.run(prefs_records.device_sleep)).items():
             self.state(device).asleep_until = until
 

@@ -272,6 +272,7 @@ class Daemon:
             # The broker admits fayd and the added devices only, each device to its own
             # topics; fayd logs in as its all-topics user.
             self.link.username, self.link.password = self.broker.credentials
+            self.link.replayed = self._mqtt_replayed
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url), self.link.pulse)
 
@@ -290,7 +291,7 @@ class Daemon:
         sender = Router(self.link, self.serial)
         parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
-        await parts.registry.load_known()
+        await parts.registry.load_known(fresh_broker=self.broker is not None)
         self._built.set()
         if self.ha_names is not None:
             known = await store.run(reg.known_devices)
@@ -429,6 +430,14 @@ class Daemon:
                 self.link.publish(self.link.topics.up(device, kind), b"", retain=True)
             return
         await self._inbound(device, kind, payload)
+
+    async def _mqtt_replayed(self, device: str, kind: str, payload: bytes) -> None:
+        """A device's retained message from fayd's own broker's store: its hello and
+        presence are of before this start, not of now (the device says them again when it
+        connects), so they do not make it online; its other frames count as they are."""
+        if kind in ("hello", "presence") and device in self.keyed:
+            return
+        await self._mqtt_inbound(device, kind, payload)
 
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         await self._built.wait()  # frames of the model-loading seconds wait here

@@ -116,6 +116,9 @@ class MqttLink:
         #: broker that lost its retained messages (killed before it saved them) forgot.
         self.on_connect: list[Callable[[], None]] = []
         self._client: aiomqtt.Client | None = None  # while connected
+        #: Where a device's retained message goes when it comes from the broker's store,
+        #: not live (None: to ``inbound`` like the others).
+        self.replayed: Inbound | None = None
 
     def listen(self, topic_filter: str, listener: Listener) -> None:
         """Also subscribe to ``topic_filter`` (from the next connect on; one already made
@@ -262,4 +265,7 @@ class MqttLink:
                         await listener(message.topic.value, bytes(payload), message.retain)
                 continue
             self.status.received += 1
-            await self.inbound(parsed[0], parsed[2], bytes(payload))
+            if message.retain and self.replayed is not None:
+                await self.replayed(parsed[0], parsed[2], bytes(payload))
+            else:
+                await self.inbound(parsed[0], parsed[2], bytes(payload))
