@@ -22,6 +22,7 @@ from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.beat import Pulse
 from fayd.care import AppriseDeliver, CareEngine, Effects
+from fayd.care.daily import DailyDigest, parse_times
 from fayd.care.ports import Announcer, Asker
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
@@ -56,6 +57,8 @@ class Parts:
     hub: DeviceHub
     ota: OtaManager
     care: CareEngine
+    #: The daily digest (``[care] digest_time``); its task runs only when a time is set.
+    digest: DailyDigest | None = None
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -66,6 +69,8 @@ class Parts:
             "events": self.events.run,
             "care": self.care.run,
         }
+        if self.digest is not None and self.digest.enabled:
+            found["digest"] = self.digest.run
         memory, event_memory = self.memory, self.event_memory
         if event_memory is not None:
             found["event_memory"] = event_memory.run
@@ -82,6 +87,8 @@ class Parts:
         found = {"hub": self.hub.pulse, "events": self.events.pulse, "care": self.care.pulse}
         if self.event_memory is not None:
             found["event_memory"] = self.event_memory.pulse
+        if self.digest is not None and self.digest.enabled:
+            found["digest"] = self.digest.pulse
         return found
 
     def device_status(self, device: str) -> dict[str, Any]:
@@ -181,6 +188,9 @@ def build(
         *speech,
     )
     care = CareEngine(store, AppriseDeliver(), effects, household_zone(cfg))
+    # The medication port (the reminders' records) is plugged in by whoever builds them.
+    digest = DailyDigest(care, parse_times(cfg.care.digest_time, cfg.care.digest_times))
+    care.digest = digest
 
     def call_for_help(alert: Alert) -> None:  # the emergency skill's: published, then cared for
         if announce is not None:
@@ -211,5 +221,14 @@ def build(
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
     hub.on_ack = care.device_ack
     return Parts(
-        memory, dialogue, registry, microphones, events, event_memory, hub, OtaManager(sender), care
+        memory,
+        dialogue,
+        registry,
+        microphones,
+        events,
+        event_memory,
+        hub,
+        OtaManager(sender),
+        care,
+        digest,
     )
