@@ -20,6 +20,7 @@ from fayd.care.rules import CareError
 from fayd.store import records as turns
 from fayd.testing.care import Clock, Household, Posts, at, engine
 from fayd.testing.harness import DaemonProcess
+from tests.conftest import needs_mosquitto
 
 DAY = date(2026, 6, 1)
 
@@ -260,3 +261,79 @@ async def test_the_cli_prints_it_without_the_daemon(
     bad = cli.cli("care", "digest", "--user", "zoe", timeout=120)
     assert bad.returncode != 0 and "user: no household member 'zoe'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.models
+async def test_the_sent_digest_is_kept_once_as_a_memory_of_the_person(
+    house: Household, posts: Posts, embedder: Any
+) -> None:
+    from fayd.care import AppriseDeliver, Effects
+    from fayd.memory import Memory
+
+    clock = Clock(at(1, "20:00"))
+    house.event("kitchen-1", "motion", at(1, "09:00"))
+
+    def started() -> CareEngine:  # a daemon start: the engine with the real memory
+        effects = Effects("mum", None, Memory(house.store, embedder))
+        return CareEngine(house.store, AppriseDeliver(), effects, UTC, clock)
+
+    await DailyDigest(started(), {"": "20:00"}).check()
+    clock.now = at(1, "20:10")
+    await DailyDigest(started(), {"": "20:00"}).check()  # restarted: not kept again
+
+    def kept(db: Any) -> list[tuple[str, str]]:
+        return db.execute(
+            "SELECT n.username, n.content FROM memory_nodes n JOIN memory_tags t"
+            " ON t.node_id = n.id WHERE t.tag = 'kind:digest'"
+        ).fetchall()
+
+    [(user, content)] = house.store.call(kept)
+    assert user == "mum" and content.startswith("Mum's day, Monday 1 June 2026")
+    tags = house.store.call(
+        lambda db: {r[0] for r in db.execute("SELECT tag FROM memory_tags").fetchall()}
+    )
+    assert {"domain:homecare", "kind:digest", "date:2026-06-01"} <= tags
+
+
+@needs_mosquitto
+def test_through_the_daemon_sent_late_at_start_once_and_asked_for(
+    tmp_path: Path, posts: Posts
+) -> None:
+    import asyncio
+    import time
+
+    from fayd.protocol import SensorEvent, encode
+    from fayd.testing.care import wait_for
+
+    env = {
+        "FAYD_CARE_DIGEST_TIME": "00:00",  # passed already today: sent late, at the start
+        "FAYD_AGENT_DEFAULT_USER": "mum",
+        "FAYD_AGENT_TIMEZONE": "UTC",
+    }
+    daemon = DaemonProcess(tmp_path / "daemon", env)
+    try:
+        added = daemon.cli("care", "caregivers", "add", "anna", posts.url("anna"), timeout=120)
+        assert added.returncode == 0, added.stderr
+        daemon.start()
+        wait_for(lambda: len(posts.to("anna")) == 1, 60)
+        [mail] = posts.to("anna")
+        assert mail["title"] == "fayd: Mum's day" and "A quiet day" in mail["message"]
+        daemon.proc.kill()  # kill -9, then a new start the same day: not sent again
+        daemon.proc.wait(10)
+        daemon.start()
+
+        async def moves() -> None:
+            async with daemon.sim("kitchen-1") as sim:
+                await sim.hello(roles=("sensor",), user="mum")
+                await sim.publish("event", encode(SensorEvent(1, "motion", time.time())))
+                await asyncio.sleep(0.5)
+
+        asyncio.run(moves())
+        shown = daemon.cli("care", "digest", "--user", "mum", timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert "Mum was up and about at" in shown.stdout and "kitchen" in shown.stdout
+        time.sleep(2)  # a second digest would have come by now
+        assert len(posts.to("anna")) == 1
+        assert "Traceback" not in daemon.log_text()
+    finally:
+        daemon.stop()
