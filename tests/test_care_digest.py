@@ -127,7 +127,7 @@ async def test_a_scripted_day_says_each_fact_and_nothing_absent(
     assert "up and about from 07:05 to 19:30 (movement in the kitchen, hall and bedroom)" in good
     assert "blood pressure 128/82 at 18:00, within the limits set" in good
     assert "Medication taken: blood pressure tablet at 08:30" in good
-    assert "talked with me 3 times" in good and "sounded cheerful (said “lovely”)" in good
+    assert "talked with me 3 times" in good and "sounded cheerful once (said “lovely”)" in good
     assert "blood pressure 152/96 at 08:10, above the 150/95 limit" in attention
     assert "No movement was seen from 08:00 to 12:30 (4.5 hours)" in attention
     assert attention.count("No movement") == 1

@@ -223,9 +223,7 @@ def compose(facts: DayFacts, zone: tzinfo) -> str:
         mood = feelings(facts.said)
         if "cheerful" in mood:
             count, word = mood.pop("cheerful")
-            good.append(
-                f"{who} sounded cheerful (said “{word}”{'' if count == 1 else ' and more'})."
-            )
+            good.append(f"{who} sounded cheerful {_times(count)} (said “{word}”).")
         for feeling, (count, word) in mood.items():
             attention.append(f"{who} mentioned feeling {feeling} {_times(count)} (“{word}”).")
     else:

@@ -474,7 +474,7 @@ class Daemon:
         }
 
     async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``fayd care …`` and ``POST /api/care/<op>``: rules, caregivers, alerts."""
+        """``fayd care …`` and ``POST /api/care/<op>``: rules, caregivers, alerts, digest."""
         assert self.parts is not None
         return await care_admin.handle(self.parts.care, op, body)
 
