@@ -337,3 +337,42 @@ def test_through_the_daemon_sent_late_at_start_once_and_asked_for(
         assert "Traceback" not in daemon.log_text()
     finally:
         daemon.stop()
+
+
+@pytest.mark.models
+async def test_a_caregiver_asking_how_mum_was_today_hears_the_digest(
+    house: Household, posts: Posts, router: Any
+) -> None:
+    from datetime import datetime
+
+    from fayd.agent.prefs import Preferences
+    from fayd.agent.skills import all_skills
+    from fayd.agent.understanding import Understanding
+    from fayd.devices.actions import DeviceActions
+    from fayd.devices.registry import DeviceRegistry
+    from tests.conftest import Frames
+
+    clock = Clock(at(1, "07:00"))
+    eng = await scripted_day(house, posts, clock)
+    clock.now = at(1, "20:30")
+    digest = DailyDigest(eng, {}, MEDS)
+    frames = Frames()
+    devices = DeviceActions(DeviceRegistry(house.store, frames), frames, lambda alert: None)
+    now = datetime.fromtimestamp(clock.now, UTC)
+    understanding = Understanding(
+        router, all_skills(), devices, None, Preferences(house.store), UTC, lambda: now, digest
+    )
+
+    async def ask(question: str) -> tuple[str, str]:
+        decision = understanding.decide(question, "anna", "cli")
+        outcome = await understanding.act(decision, question, "anna", "cli")
+        return decision.intent, outcome.say if outcome else ""
+
+    intent, said = await ask("How was Mum today?")
+    assert intent == "care.day" and said == await digest.text("mum", DAY)
+    assert "blood pressure 152/96 at 08:10, above the 150/95 limit" in said
+    intent, said = await ask("how's grandma been today")
+    assert intent == "care.day" and said.startswith("I have no one called grandma")
+    intent, said = await ask("how was dad yesterday")
+    assert said.startswith("Dad's day, Sunday 31 May 2026\n\nA quiet day")
+    assert (await ask("How was your day?"))[0] != "care.day"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
-from fayd.agent.ports import Devices
+from fayd.agent.ports import CareDays, Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.understand.router import Decision, Router
@@ -37,6 +37,7 @@ SKILL_OF = {
     "reminder.set": "set_reminder",
     "timer.set": "set_timer",
     "info.offline": "offline_info",
+    "care.day": "day_digest",
 }
 #: Intents the conversation itself handles (no skill, no model).
 OWN = frozenset({"stop", "reset", "chitchat"})
@@ -52,8 +53,11 @@ class Understanding:
         prefs: Preferences,
         tz: tzinfo,
         clock: Callable[[], datetime] | None = None,
+        days: CareDays | None = None,
     ) -> None:
-        """``clock``: the household's time now (tests give their own)."""
+        """``clock``: the household's time now (tests give their own); ``days``: the care
+        digest, for "how was Mum today?"."""
+        self.days = days
         self.clock = clock or (lambda: datetime.now(tz))
         self.router = router
         self.skills = skills
@@ -98,7 +102,14 @@ class Understanding:
         if decision.intent in OWN:
             return None
         ctx = Context(
-            user, device, decision.lang, self.now(), self.devices, self.memory, self.prefs
+            user,
+            device,
+            decision.lang,
+            self.now(),
+            self.devices,
+            self.memory,
+            self.prefs,
+            self.days,
         )
         if decision.intent == "qa":
             return await self._qa(decision, ctx)

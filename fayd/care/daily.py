@@ -159,6 +159,15 @@ class DailyDigest:
         facts = await gather(self.engine.store, user, day, self.engine.zone, self.medication)
         return compose(facts, self.engine.zone)
 
+    async def about(self, who: str, day: date) -> str | None:
+        """For the agent's "how was Mum today?" (fayd.agent.ports.CareDays): the digest of
+        ``who``'s day, None when no household member is called that."""
+        default_user = self.engine.effects.default_user
+        known = await self.engine.store.run(rec.known, default_user)
+        if who not in known.users:
+            return None
+        return await self.text(who, day)
+
     async def send(self, user: str, day: date, scheduled: bool = False) -> dict[str, Any]:
         """Compose and queue the digest; ``scheduled``: once for the day (None queued when
         it was sent already). The engine's loop delivers it."""

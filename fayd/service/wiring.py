@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
 from fayd.agent.expression import load_rules
+from fayd.agent.ports import CareDays
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
 from fayd.agent.understand.intents import IntentClassifier, load_examples
@@ -110,7 +111,12 @@ class Parts:
 
 
 def understanding(
-    cfg: Config, store: Store, engines: Engines, devices: DeviceActions, memory: Memory | None
+    cfg: Config,
+    store: Store,
+    engines: Engines,
+    devices: DeviceActions,
+    memory: Memory | None,
+    days: CareDays | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -125,7 +131,8 @@ def understanding(
     router = Router(embedder, intents, qa)
     if isinstance(embedder, RememberedVectors):
         embedder.save()  # the examples' vectors, for the next start
-    return Understanding(router, skills, devices, memory, Preferences(store), household_zone(cfg))
+    prefs = Preferences(store)
+    return Understanding(router, skills, devices, memory, prefs, household_zone(cfg), days=days)
 
 
 def household_zone(cfg: Config) -> tzinfo:
@@ -206,7 +213,7 @@ def build(
         devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
-        understanding(cfg, store, engines, devices, memory),
+        understanding(cfg, store, engines, devices, memory, digest),
     )
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed

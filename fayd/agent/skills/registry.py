@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from fayd.agent.ports import Devices
+from fayd.agent.ports import CareDays, Devices
 from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
@@ -33,6 +33,8 @@ class Context:
     devices: Devices
     memory: Memory | None
     prefs: Any  # fayd.agent.prefs.Preferences
+    #: The household's days in words (the care digest); None when not wired.
+    days: CareDays | None = None
 
     @property
     def tz(self) -> tzinfo:
