@@ -171,6 +171,9 @@ def test_mood_counts_the_persons_own_words_and_not_their_negation() -> None:
     heard = feelings(["I'm not happy", "so lonely", "我很孤独", "my knee hurts", "开心"])
     assert heard == {"lonely": (2, "lonely"), "in pain": (1, "hurts"), "cheerful": (1, "开心")}
     assert feelings(["What time is it?"]) == {}
+    # Everyday words that only look like feelings are not counted.
+    said = ["I went down to the shop", "my great-grandson came", "leave me alone", "没事"]
+    assert feelings([*said, "don't be worried", "the volume is too low"]) == {}
 
 
 def test_compose_is_pure_and_says_only_its_facts() -> None:

@@ -79,19 +79,24 @@ class DayFacts:
 #: counted once per message per feeling; "not happy" is not counted as happy.
 FEELINGS: dict[str, tuple[str, ...]] = {
     "cheerful": (
-        r"\b(happy|lovely|wonderful|great|glad|cheerful|enjoyed|delighted|good day)\b",
-        r"开心|高兴|快乐|很好|真好|不错",
+        r"\b(happy|lovely|wonderful|glad|cheerful|enjoyed|delighted|(good|great|lovely) day|"
+        r"(feel|feeling|felt) (great|good|better))\b",
+        r"开心|高兴|快乐|真好",
     ),
     "lonely": (
-        r"\b(lonely|alone|nobody visits|no one visits|miss (him|her|them))\b",
+        r"\b(lonely|all alone|on my own all day|nobody visits|no one visits|"
+        r"miss (him|her|them))\b",
         r"孤独|寂寞|想念",
     ),
-    "sad": (r"\b(sad|down|low|depressed|miserable|unhappy|crying|cried)\b", r"难过|伤心|不开心|哭"),
+    "sad": (
+        r"\b(sad|(feel|feeling|felt) (down|low|blue)|depressed|miserable|unhappy|crying|cried)\b",
+        r"难过|伤心|不开心|哭",
+    ),
     "worried": (r"\b(worried|anxious|scared|afraid|nervous)\b", r"担心|害怕|焦虑"),
     "in pain": (r"\b(pain|hurts?|aching|sore)\b", r"疼|痛"),
     "tired": (r"\b(tired|exhausted|worn out|can'?t sleep|couldn'?t sleep)\b", r"累|睡不着"),
 }
-_NEGATED = re.compile(r"\b(not|never|n't|no longer)\s+(\w+\s+)?$|不$|没$", re.I)
+_NEGATED = re.compile(r"(\bnot|\bnever|n't|\bno longer)\s+(\w+\s+)?$|不$|没$", re.I)
 
 
 def feelings(said: list[str]) -> dict[str, tuple[int, str]]:
