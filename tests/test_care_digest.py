@@ -154,6 +154,8 @@ async def test_without_medication_records_or_conversations_it_says_so(house: Hou
     text = await DailyDigest(eng, {}).text("mum", DAY)
     assert "Not recorded: no medication records and no conversations today." in text
     assert "Nothing needed attention." in text
+    clock_next_day = DailyDigest(eng, {}, clock=lambda: at(2, "09:00"))
+    assert "no conversations that day." in await clock_next_day.text("mum", DAY)
 
 
 async def test_a_quiet_day_is_said_plainly(house: Household) -> None:

@@ -157,7 +157,7 @@ class DailyDigest:
 
     async def text(self, user: str, day: date) -> str:
         facts = await gather(self.engine.store, user, day, self.engine.zone, self.medication)
-        return compose(facts, self.engine.zone)
+        return compose(facts, self.engine.zone, self.today())
 
     async def about(self, who: str, day: date) -> str | None:
         """For the agent's "how was Mum today?" (fayd.agent.ports.CareDays): the digest of

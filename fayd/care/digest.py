@@ -159,10 +159,12 @@ def quiet_stretches(activity: list[tuple[float, str]]) -> list[tuple[float, floa
     return [(a, b) for a, b in itertools.pairwise(times) if b - a >= QUIET_S]
 
 
-def compose(facts: DayFacts, zone: tzinfo) -> str:
+def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
     """The digest's text: a heading, what went well, what needs attention, what has no
-    record. Short paragraphs; every sentence comes from one recorded fact."""
+    record. Short paragraphs; every sentence comes from one recorded fact. ``today``: the
+    day it is now (the day's "today" is said only of it)."""
     who = facts.user[:1].upper() + facts.user[1:]
+    that_day = "today" if facts.day == today else "that day"
     at = lambda t: _hhmm(t, zone)  # noqa: E731
     good: list[str] = []
     attention: list[str] = []
@@ -232,14 +234,14 @@ def compose(facts: DayFacts, zone: tzinfo) -> str:
         for feeling, (count, word) in mood.items():
             attention.append(f"{who} mentioned feeling {feeling} {_times(count)} (“{word}”).")
     else:
-        missing.append("no conversations today")
+        missing.append(f"no conversations {that_day}")
 
     heading = f"{who}'s day, {facts.day:%A} {facts.day.day} {facts.day:%B %Y}"
     if not facts.activity and not facts.readings and not facts.alerts and not facts.said:
         if not facts.incidents and not (facts.medication or []):
             return (
-                f"{heading}\n\nA quiet day: nothing was recorded for {who} today — no movement,"
-                " no readings, no alerts and no conversations."
+                f"{heading}\n\nA quiet day: nothing was recorded for {who} {that_day} —"
+                " no movement, no readings, no alerts and no conversations."
                 + ("" if facts.medication is not None else " There are no medication records.")
             )
     parts = [heading]
