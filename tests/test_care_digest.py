@@ -261,7 +261,7 @@ async def test_the_cli_prints_it_without_the_daemon(
     sent_before = len(posts.to("anna"))
     done = cli.cli("care", "digest", "--user", "mum", "--date", "2026-06-01", "--send")
     assert done.returncode == 0, done.stderr
-    assert "(sent to anna, ben)" in done.stdout
+    assert "(sent to anna, ben; `fayd status` lists any not delivered yet)" in done.stdout
     assert len(posts.to("anna")) == sent_before + 1
     bad = cli.cli("care", "digest", "--user", "zoe", timeout=120)
     assert bad.returncode != 0 and "user: no household member 'zoe'" in bad.stderr

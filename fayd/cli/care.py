@@ -176,7 +176,10 @@ def cmd_care(cfg: Config, args: argparse.Namespace) -> int:
         print(done["text"])
         if args.send:
             to = done["to"]
-            print(f"\n(sent to {', '.join(to)})" if to else "\n(no caregivers to send it to)")
+            kept = "`fayd status` lists any not delivered yet"
+            print(
+                f"\n(sent to {', '.join(to)}; {kept})" if to else "\n(no caregivers to send it to)"
+            )
         return 0
     op = f"{args.what}.{args.action}"
     if op == "rules.add":
