@@ -381,3 +381,29 @@ async def test_a_caregiver_asking_how_mum_was_today_hears_the_digest(
     intent, said = await ask("how was dad yesterday")
     assert said.startswith("Dad's day, Sunday 31 May 2026\n\nA quiet day")
     assert (await ask("How was your day?"))[0] != "care.day"
+
+
+async def test_each_person_at_their_own_time_or_not_at_all(house: Household, posts: Posts) -> None:
+    from fayd.care.daily import parse_times
+
+    times = parse_times("20:00", ("dad=21:30", "gran=off"))
+    assert times == {"": "20:00", "dad": "21:30", "gran": None}
+    clock = Clock(at(1, "20:00"))
+    eng = engine(house, clock)
+    await admin.handle(eng, "caregivers.add", {"name": "anna", "urls": [posts.url("anna")]})
+    for user, sensor in (("mum", "panic"), ("dad", "fall")):
+        rule = {"name": f"{user}-{sensor}", "user": user, "kind": "event"}
+        await admin.handle(
+            eng, "rules.add", {**rule, "spec": {"sensor": sensor}, "ladder": [["anna", 600]]}
+        )
+    digest = DailyDigest(eng, times)
+    await digest.check()
+    await eng.step()
+    assert [m["title"] for m in posts.to("anna")] == ["fayd: Mum's day"]
+    clock.now = at(1, "21:30")
+    await digest.check()
+    await eng.step()
+    assert [m["title"] for m in posts.to("anna")] == ["fayd: Mum's day", "fayd: Dad's day"]
+    off = DailyDigest(eng, parse_times("", ("dad=21:00",)))
+    assert off.enabled and off.time_for("mum") is None
+    assert not DailyDigest(eng, parse_times("", ())).enabled
