@@ -339,6 +339,9 @@ def test_through_the_daemon_sent_late_at_start_once_and_asked_for(
         assert "Mum was up and about at" in shown.stdout and "kitchen" in shown.stdout
         time.sleep(2)  # a second digest would have come by now
         assert len(posts.to("anna")) == 1
+        status = daemon.cli("status", timeout=60).stdout
+        today = time.strftime("%Y-%m-%d", time.gmtime())
+        assert f"care digest: daily at 00:00; last queued: mum {today} " in status, status
         assert "Traceback" not in daemon.log_text()
     finally:
         daemon.stop()

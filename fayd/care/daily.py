@@ -207,6 +207,23 @@ class DailyDigest:
             return
         await self.engine.store.run(_remembered, user, day)
 
+    async def status(self) -> dict[str, Any]:
+        """For ``fayd status``: the times, and when each person's last digest was queued."""
+
+        def last(db: sqlite_utils.Database) -> dict[str, str]:
+            rows = db.execute(
+                "SELECT key, value FROM care_state WHERE key LIKE 'digest:%' ORDER BY key"
+            ).fetchall()
+            out = {}
+            for key, value in rows:
+                user, day = key.split(":", 1)[1].rsplit(":", 1)
+                at = datetime.fromtimestamp(json.loads(value)["at"], self.engine.zone)
+                out[user] = f"{day} {at:%H:%M}"
+            return out
+
+        times = {user or "everyone": at for user, at in self.times.items() if at}
+        return {"times": times, "last": await self.engine.store.run(last)}
+
     async def check(self) -> None:
         """Send each person's digest whose time has come today and has not gone yet."""
         now = datetime.fromtimestamp(self.clock(), self.engine.zone)

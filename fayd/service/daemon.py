@@ -470,6 +470,7 @@ class Daemon:
             "backup": self.backups.status() if self.backups else None,
             "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
             "care": await self.parts.care.status(),
+            "digest": await self.parts.digest.status() if self.parts.digest else None,
             "homeassistant": self.home_assistant.status() if self.home_assistant else None,
         }
 
