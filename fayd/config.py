@@ -231,6 +231,17 @@ class RemindersConfig:
 
 
 @dataclass(frozen=True)
+class CareConfig:
+    """Eldercare (docs/care.md): the daily digest to caregivers."""
+
+    #: When each person's daily digest goes to their caregivers, HH:MM local time
+    #: (agent.timezone); empty = no digest is sent (``fayd care digest`` still shows it).
+    digest_time: str = ""
+    #: A person's own time, or "off": e.g. ["dad=19:30", "ben=off"].
+    digest_times: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
 
@@ -249,6 +260,7 @@ class Config:
     backup: BackupConfig = field(default_factory=BackupConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     reminders: RemindersConfig = field(default_factory=RemindersConfig)
+    care: CareConfig = field(default_factory=CareConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""

@@ -172,6 +172,16 @@ def _clock_time(value: str) -> str:
     return "not a time like 03:30 (HH:MM, 24-hour)"
 
 
+def _digest_times(value: tuple[str, ...]) -> str:
+    for item in value:
+        user, sep, at = item.partition("=")
+        if not sep or not user.strip():
+            return f"{item!r} is not user=HH:MM (or user=off)"
+        if at.strip().lower() != "off" and _clock_time(at.strip()):
+            return f"{item!r}: {_clock_time(at.strip())}"
+    return ""
+
+
 RULES: dict[str, Rule] = {
     "mqtt.url": _mqtt_url,
     "mqtt.prefix": _topic_prefix,
@@ -224,6 +234,8 @@ RULES: dict[str, Rule] = {
     "paths.disk_warn_mb": lambda v: "" if 0 <= v <= 1_000_000 else "must be 0-1000000 MB",
     "paths.disk_warn_percent": lambda v: "" if 0 <= v <= 50 else "must be 0-50 (%)",
     "homeassistant.discovery_prefix": _topic_prefix,
+    "care.digest_time": lambda v: v and _clock_time(v),
+    "care.digest_times": _digest_times,
     "log.level": _one_of(LOG_LEVELS, fold=True),
 }
 

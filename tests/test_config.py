@@ -119,6 +119,9 @@ def test_a_setting_is_named_with_where_it_came_from(tmp_path: Path) -> None:
         ('[agent]\nagent_name = ""\n', "an empty name"),
         ("[paths]\ndisk_warn_mb = -1\n", "paths.disk_warn_mb = -1: must be 0-1000000 MB"),
         ("[paths]\ndisk_warn_percent = 60\n", "paths.disk_warn_percent = 60.0: must be 0-50"),
+        ('[care]\ndigest_time = "8pm"\n', 'care.digest_time = "8pm": not a time like 03:30'),
+        ('[care]\ndigest_times = ["dad 19:30"]\n', "'dad 19:30' is not user=HH:MM"),
+        ('[care]\ndigest_times = ["dad=25:00"]\n', "'dad=25:00': not a time like 03:30"),
     ],
 )
 def test_wrong_values_are_refused_naming_file_and_key(tmp_path: Path, text, message) -> None:

@@ -5,6 +5,7 @@ real ones in (the models it loaded; the device registry); nothing here imports t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Protocol
 
 from fayd.llm import ChatLlm
@@ -19,6 +20,15 @@ class AgentEngines:
     asr: Asr | None = None
     tts: Tts | None = None
     llm: ChatLlm | None = None
+
+
+class CareDays(Protocol):
+    """A household member's day in words, the caregivers' daily digest (fayd.care.daily
+    serves it): what "how was Mum today?" is answered with."""
+
+    async def about(self, who: str, day: date) -> str | None:
+        """The digest of ``who``'s ``day``; None when no household member is called that."""
+        ...
 
 
 class Devices(Protocol):

@@ -11,7 +11,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from fayd.agent.expect import Expectations
-from fayd.agent.ports import Devices
+from fayd.agent.ports import CareDays, Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.understand.router import Decision, Router
@@ -46,6 +46,7 @@ SKILL_OF = {
     "reminder.snooze": "snooze_reminder",
     "medication.taken": "medication_taken",
     "info.offline": "offline_info",
+    "care.day": "day_digest",
 }
 #: Intents the conversation itself handles (no skill, no model).
 OWN = frozenset({"stop", "reset", "chitchat"})
@@ -63,9 +64,12 @@ class Understanding:
         clock: Callable[[], datetime] | None = None,
         reminders: ReminderBook | None = None,
         expectations: Expectations | None = None,
+        days: CareDays | None = None,
     ) -> None:
         """``clock``: the household's time now (tests give their own); ``expectations``:
-        questions asked outside a turn (a medication check-in) whose answer may come."""
+        questions asked outside a turn (a medication check-in) whose answer may come;
+        ``days``: the care digest, for "how was Mum today?"."""
+        self.days = days
         self.clock = clock or (lambda: datetime.now(tz))
         self.router = router
         self.skills = skills
@@ -170,6 +174,7 @@ class Understanding:
             self.prefs,
             self.reminders,
             self.expectations,
+            self.days,
         )
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:

@@ -6,15 +6,17 @@ transaction and is checked whole before it: a CareError names the field, nothing
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import sqlite_utils
 
 from fayd.care import records as rec
+from fayd.care.daily import DailyDigest
 from fayd.care.engine import CareEngine
 from fayd.care.evaluate import Fire, on_event, on_tick
 from fayd.care.notify import checked, shown
+from fayd.care.ports import Digests
 from fayd.care.rules import CareError, Rule, check_rule
 from fayd.protocol.text import BadText, check_name
 
@@ -168,6 +170,42 @@ async def alerts_ack(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]
     return {"alert": await engine.acknowledge(alert_id, by, state)}
 
 
+def _who_when(engine: CareEngine, body: dict[str, Any], known: frozenset[str]) -> tuple[str, date]:
+    user = engine.effects.default_user if body.get("user") in (None, "") else _name(body, "user")
+    if user not in known:
+        names = ", ".join(sorted(known))
+        raise CareError(f"user: no household member {user!r} (known: {names})")
+    today = datetime.fromtimestamp(engine.clock(), engine.zone).date()
+    text = str(body.get("date") or "today").strip().lower()
+    words = {"today": today, "yesterday": today - timedelta(days=1)}
+    try:
+        day = words[text] if text in words else date.fromisoformat(text)
+    except ValueError:
+        raise CareError(f"date: {text!r} is not YYYY-MM-DD, today or yesterday") from None
+    if day > today:
+        raise CareError(f"date: {day.isoformat()} has not happened yet")
+    return user, day
+
+
+async def _digest(engine: CareEngine, body: dict[str, Any]) -> tuple[Digests, str, date]:
+    users = (await engine.store.run(rec.known, engine.effects.default_user)).users
+    user, day = _who_when(engine, body, users)
+    return engine.digest or DailyDigest(engine, {}), user, day
+
+
+async def digest_show(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
+    """The daily digest of a person's day, as it stands now (nothing is sent)."""
+    digest, user, day = await _digest(engine, body)
+    return {"user": user, "date": day.isoformat(), "text": await digest.text(user, day)}
+
+
+async def digest_send(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
+    """The digest as it stands now, queued to the person's caregivers (on top of the
+    scheduled one, which still goes at its time)."""
+    digest, user, day = await _digest(engine, body)
+    return await digest.send(user, day)
+
+
 OPS: dict[str, Op] = {
     "rules.list": rules_list,
     "rules.add": rules_add,
@@ -179,6 +217,8 @@ OPS: dict[str, Op] = {
     "caregivers.test": caregivers_test,
     "alerts.list": alerts_list,
     "alerts.ack": alerts_ack,
+    "digest.show": digest_show,
+    "digest.send": digest_send,
 }
 
 

@@ -31,7 +31,7 @@ from fayd.care.alerts import AlertBook
 from fayd.care.effects import Effects
 from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
 from fayd.care.notify import DeliveryError, retry_after, shown
-from fayd.care.ports import Deliver
+from fayd.care.ports import Deliver, Digests
 from fayd.care.rules import Rule
 from fayd.protocol import Ack, Alert
 from fayd.store import Store
@@ -69,6 +69,8 @@ class CareEngine:
         effects.on_answer = self.answered
         self.book = AlertBook(zone, lambda: effects.can_speak)
         self._acks: set[asyncio.Task[None]] = set()
+        #: The daily digest (fayd.care.daily), when the daemon runs one.
+        self.digest: Digests | None = None
 
     # --- inputs ---------------------------------------------------------------------------
 
@@ -206,6 +208,11 @@ class CareEngine:
         return done
 
     # --- sending --------------------------------------------------------------------------
+
+    async def deliver_due(self) -> None:
+        """Send what is due now, without the loop (``fayd care digest --send`` with the
+        daemon stopped). Not while the loop runs: it would send a row twice."""
+        await self._send_due(self.clock())
 
     async def _send_due(self, now: float) -> None:
         rows = await self.store.run(rec.due, now, SEND_BATCH)

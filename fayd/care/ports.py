@@ -4,7 +4,8 @@ the log and goes on without that step)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from datetime import date
+from typing import Any, Protocol
 
 from fayd.protocol import Alert
 
@@ -34,3 +35,11 @@ class Deliver(Protocol):
     """One notification to one Apprise URL; raises DeliveryError when it did not go."""
 
     async def send(self, url: str, title: str, body: str) -> None: ...
+
+
+class Digests(Protocol):
+    """The daily digest (fayd.care.daily.DailyDigest), as ``fayd care digest`` asks it."""
+
+    async def text(self, user: str, day: date) -> str: ...
+
+    async def send(self, user: str, day: date, scheduled: bool = False) -> dict[str, Any]: ...

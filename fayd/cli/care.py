@@ -78,6 +78,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ack.add_argument("id")
     ack.add_argument("--by", default=None, help="who takes it (default: your login name)")
     ack.add_argument("--resolve", action="store_true", help="close it for good")
+
+    digest = what.add_parser("digest", help="a person's day in words (the daily digest)")
+    digest.add_argument("--user", help="the household member (default: agent.default_user)")
+    digest.add_argument("--date", help="YYYY-MM-DD, today or yesterday (default: today)")
+    digest.add_argument("--send", action="store_true", help="send it to their caregivers now")
     p.set_defaults(func=cmd_care)
     return p
 
@@ -152,7 +157,10 @@ def run_op(cfg: Config, op: str, body: dict[str, Any]) -> dict[str, Any]:
         try:
             effects = Effects(cfg.agent.default_user)
             engine = CareEngine(store, AppriseDeliver(), effects, household_zone(cfg))
-            return await admin.handle(engine, op, body)
+            done = await admin.handle(engine, op, body)
+            if op == "digest.send":  # no daemon to deliver it: sent now (kept if it fails)
+                await engine.deliver_due()
+            return done
         except LookupError as exc:
             raise FaydError(str(exc)) from None
         finally:
@@ -162,6 +170,17 @@ def run_op(cfg: Config, op: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_care(cfg: Config, args: argparse.Namespace) -> int:
+    if args.what == "digest":
+        op = "digest.send" if args.send else "digest.show"
+        done = run_op(cfg, op, {"user": args.user, "date": args.date})
+        print(done["text"])
+        if args.send:
+            to = done["to"]
+            kept = "`fayd status` lists any not delivered yet"
+            print(
+                f"\n(sent to {', '.join(to)}; {kept})" if to else "\n(no caregivers to send it to)"
+            )
+        return 0
     op = f"{args.what}.{args.action}"
     if op == "rules.add":
         body = rule_body(args)

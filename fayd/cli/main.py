@@ -85,6 +85,8 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     if care := status.get("care"):
         for line in _care_lines(care):
             print(line)
+    if (digest := status.get("digest")) is not None:
+        print(f"care digest: {_digest_line(digest)}")
     if ha := status.get("homeassistant"):
         print(
             f"home assistant: node {ha['node']}, {ha['retained']} retained topics, "
@@ -106,6 +108,15 @@ def _care_lines(care: dict[str, Any]) -> list[str]:
             f"{row['attempts']} tries, {row['last_error']}; next try {retry}"
         )
     return lines
+
+
+def _digest_line(digest: dict[str, Any]) -> str:
+    times = ", ".join(
+        at if who == "everyone" else f"{who} {at}" for who, at in digest["times"].items()
+    )
+    sent = ", ".join(f"{who} {when}" for who, when in digest["last"].items())
+    said = f"daily at {times}" if times else "off (set [care] digest_time)"
+    return said + (f"; last queued: {sent}" if sent else "")
 
 
 def _backup_line(backup: dict[str, Any]) -> str:

@@ -258,7 +258,7 @@ def build_app(control: Control) -> Starlette:
 
     async def post_care(request: Request) -> JSONResponse:
         """``fayd care …``: {"op"'s arguments}; op is rules.list|add|remove|test,
-        caregivers.list|add|remove|test, alerts.list|ack (fayd.care.admin)."""
+        caregivers.list|add|remove|test, alerts.list|ack, digest.show|send (fayd.care.admin)."""
         try:
             body = await _json_object(request)
         except ValueError as exc:

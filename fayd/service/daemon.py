@@ -486,11 +486,12 @@ class Daemon:
             "backup": self.backups.status() if self.backups else None,
             "disk": await asyncio.to_thread(self.disk.status) if self.disk else None,
             "care": await self.parts.care.status(),
+            "digest": await self.parts.digest.status() if self.parts.digest else None,
             "homeassistant": self.home_assistant.status() if self.home_assistant else None,
         }
 
     async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``fayd care …`` and ``POST /api/care/<op>``: rules, caregivers, alerts."""
+        """``fayd care …`` and ``POST /api/care/<op>``: rules, caregivers, alerts, digest."""
         assert self.parts is not None
         return await care_admin.handle(self.parts.care, op, body)
 

@@ -17,6 +17,7 @@ from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
+from fayd.agent.ports import CareDays
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
 from fayd.agent.understand.intents import IntentClassifier, load_examples
@@ -25,6 +26,7 @@ from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.beat import Pulse
 from fayd.care import AppriseDeliver, CareEngine, Effects
+from fayd.care.daily import DailyDigest, parse_times
 from fayd.care.ports import Announcer, Asker
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
@@ -41,7 +43,7 @@ from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
 from fayd.reminders import ReminderBook, Scheduler, SystemClock
 from fayd.reminders.queue import Settings as CheckSettings
-from fayd.service.checkins import CareCheckIns
+from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
 from fayd.service.engines import Engines
 from fayd.store import Store
 
@@ -67,6 +69,8 @@ class Parts:
     ota: OtaManager
     care: CareEngine
     reminders: Reminding
+    #: The daily digest (``[care] digest_time``); its task runs only when a time is set.
+    digest: DailyDigest | None = None
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -79,6 +83,8 @@ class Parts:
             "reminders": self.reminders.scheduler.run,
             "announcer": self.reminders.speaker.run,
         }
+        if self.digest is not None and self.digest.enabled:
+            found["digest"] = self.digest.run
         memory, event_memory = self.memory, self.event_memory
         if event_memory is not None:
             found["event_memory"] = event_memory.run
@@ -101,6 +107,8 @@ class Parts:
         }
         if self.event_memory is not None:
             found["event_memory"] = self.event_memory.pulse
+        if self.digest is not None and self.digest.enabled:
+            found["digest"] = self.digest.pulse
         return found
 
     def device_status(self, device: str) -> dict[str, Any]:
@@ -178,6 +186,7 @@ def understanding(
     clock: SystemClock | None = None,
     reminders: ReminderBook | None = None,
     expectations: Expectations | None = None,
+    days: CareDays | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -194,8 +203,9 @@ def understanding(
         embedder.save()  # the examples' vectors, for the next start
     tz = household_zone(cfg)
     now = (lambda: clock.now().astimezone(tz)) if clock is not None else None
+    prefs = Preferences(store)
     return Understanding(
-        router, skills, devices, memory, Preferences(store), tz, now, reminders, expectations
+        router, skills, devices, memory, prefs, tz, now, reminders, expectations, days
     )
 
 
@@ -260,6 +270,12 @@ def build(
         *speech,
     )
     care = CareEngine(store, AppriseDeliver(), effects, household_zone(cfg))
+    digest = DailyDigest(
+        care,
+        parse_times(cfg.care.digest_time, cfg.care.digest_times),
+        medication=MedicationFromCheckIns(store, household_zone(cfg)),
+    )
+    care.digest = digest
 
     def call_for_help(alert: Alert) -> None:  # the emergency skill's: published, then cared for
         if announce is not None:
@@ -277,7 +293,7 @@ def build(
         devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
-        understanding(cfg, store, engines, devices, memory, clock, book, expectations),
+        understanding(cfg, store, engines, devices, memory, clock, book, expectations, digest),
     )
     rem = cfg.reminders
     speaker = Speaker(
@@ -318,4 +334,5 @@ def build(
         OtaManager(sender),
         care,
         reminding,
+        digest,
     )

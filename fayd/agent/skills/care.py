@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from datetime import time
+from datetime import date, time
 from typing import Any
 
 from fayd.agent.prefs import QuietHours
@@ -87,6 +87,42 @@ async def quiet_hours(args: dict[str, Any], ctx: Context) -> Outcome:
     return Outcome(f"All right. I won't start talking to you between {begin} and {finish}.")
 
 
+#: What a caregiver calls someone → the household names it may be kept under.
+PEOPLE = {
+    "mum": ("mum", "mom", "mother", "mam"),
+    "dad": ("dad", "father", "pa"),
+    "grandma": ("grandma", "gran", "granny", "nan", "nana", "grandmother"),
+    "grandpa": ("grandpa", "grandad", "granddad", "grandfather"),
+}
+_CALLED = {
+    **{w: k for k, words in PEOPLE.items() for w in words},
+    **{"mom": "mum", "mommy": "mum", "mummy": "mum", "ma": "mum", "daddy": "dad"},
+    **{"nanna": "grandma", "妈妈": "mum", "妈": "mum", "爸爸": "dad", "爸": "dad"},
+    **{"奶奶": "grandma", "外婆": "grandma", "姥姥": "grandma"},
+    **{"爷爷": "grandpa", "外公": "grandpa", "姥爷": "grandpa"},
+}
+
+
+async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
+    """ "How was Mum today?": the care digest of that person's day, as the caregivers get it
+    (docs/care.md); nothing invented when there is no such person or no digest."""
+    zh = ctx.lang == "zh"
+    who = str(args.get("who") or "").strip().lower()
+    day = date.fromisoformat(str(args.get("day") or ctx.now.date().isoformat()))
+    if ctx.days is None:
+        return Outcome(
+            "我现在还不能讲家人的一天。" if zh else "I can't tell about someone's day yet."
+        )
+    kin = _CALLED.get(who)
+    for name in dict.fromkeys([who, *(PEOPLE[kin] if kin else ())]):
+        text = await ctx.days.about(name, day)
+        if text is not None:
+            return Outcome(text, detail={"digest": name, "day": day.isoformat()})
+    if zh:
+        return Outcome(f"我这里没有叫{who}的家人的记录。")
+    return Outcome(f"I have no one called {who} in my records, so I can't say how their day was.")
+
+
 _HHMM = {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"}
 SKILLS = [
     Skill(
@@ -106,5 +142,19 @@ SKILLS = [
         "Keep quiet (start no talk) between two times of day, every day.",
         {"type": "object", "properties": {"start": _HHMM, "end": _HHMM}},
         quiet_hours,
+    ),
+    Skill(
+        "day_digest",
+        "How a household member's day went (activity, readings, alerts, medication, mood), "
+        "as the caregivers' daily digest says it.",
+        {
+            "type": "object",
+            "properties": {
+                "who": {"type": "string", "minLength": 1, "maxLength": 64},
+                "day": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            },
+            "required": ["who"],
+        },
+        day_digest,
     ),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from fayd.agent.ports import Devices
+from fayd.agent.ports import CareDays, Devices
 from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
@@ -37,6 +37,8 @@ class Context:
     reminders: ReminderBook | None = None
     #: Open questions whose answer comes in the user's next turn (fayd.agent.expect).
     expect: Any = None
+    #: The household's days in words (the care digest); None when not wired.
+    days: CareDays | None = None
 
     @property
     def tz(self) -> tzinfo:

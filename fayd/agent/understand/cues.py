@@ -192,8 +192,23 @@ CUES: dict[str, list[str]] = {
         r"(挥手|招手|点头|点个头|摇头|摇个头|鞠躬|鞠一躬|跳舞|跳个舞|看看我|看着我|转过来)",
     ],
 }
+#: Someone of the household a caregiver asks about (fayd.agent.skills.care.PEOPLE).
+_FAMILY = (
+    r"(mum|mom|mam|mummy|mommy|mother|ma|dad|daddy|father|pa|gran|granny|grandma|grandmother|"
+    r"nan|nana|nanna|grandad|granddad|grandpa|grandfather)"
+)
+CUES["care.day"] = [
+    # "How was Mum today?", "how's dad been today", "how was grandma's day", "how did mum get
+    # on yesterday": the daily digest of that person (docs/care.md).
+    rf"^((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did)( my| our)? {_FAMILY}"
+    r"(?:'s)?( been| doing| getting on| get on| do)?( (today|yesterday|day|this evening))?\b"
+    r"(?!.*\b(feeling|taste|look|sound)\b)",
+    r"^((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
+    r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
+]
 ORDER = [
     "reset",
+    "care.day",
     "clock.time",
     "clock.date",
     "medication.taken",

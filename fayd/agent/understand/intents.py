@@ -32,6 +32,8 @@ from fayd.errors import ConfigError
 
 BUILTIN = Path(__file__).with_name("intents.toml")
 #: The intents the skills serve (a file may not invent others: nothing would serve them).
+#: "care.day" ("how was Mum today?") is not here: it is found by its cue phrases alone
+#: (fayd.agent.understand.cues), as the person it names decides it, not a nearest example.
 KNOWN = frozenset(
     {
         "stop",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import cn2an
@@ -467,6 +467,21 @@ def _clock(slot: Any, night: bool) -> time:
     return time(22, 0) if night else time(7, 0)
 
 
+_ASKED_ABOUT = re.compile(r"how(?:'s| is| was| has| did)( my| our)? (\w+?)(?:'s)?\b")
+_ASKED_ABOUT_ZH = re.compile(r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)")
+
+
+def _day_of(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    """ "How was Mum today?" → who "mum", day today; "yesterday"/昨天 → the day before."""
+    low = _lower(text)
+    found = _ASKED_ABOUT_ZH.search(low) if lang == "zh" else _ASKED_ABOUT.search(low)
+    if found is None:
+        return {}
+    who = found.group(1) if lang == "zh" else found.group(2)
+    yesterday = "yesterday" in low or "昨天" in low
+    return {"who": who, "day": (now.date() - timedelta(days=int(yesterday))).isoformat()}
+
+
 def _topic(text: str, now: datetime, lang: str) -> dict[str, Any]:
     low = _lower(text)
     for topic, words in TOPICS.items():
@@ -505,6 +520,7 @@ _EXTRACTORS = {
     "reminder.set": _reminder,
     "timer.set": _timer,
     "info.offline": _topic,
+    "care.day": _day_of,
 }
 
 
