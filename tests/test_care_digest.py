@@ -388,7 +388,7 @@ async def test_a_caregiver_asking_how_mum_was_today_hears_the_digest(
     devices = DeviceActions(DeviceRegistry(house.store, frames), frames, lambda alert: None)
     now = datetime.fromtimestamp(clock.now, UTC)
     understanding = Understanding(
-        router, all_skills(), devices, None, Preferences(house.store), UTC, lambda: now, digest
+        router, all_skills(), devices, None, Preferences(house.store), UTC, lambda: now, days=digest
     )
 
     async def ask(question: str) -> tuple[str, str]:
