@@ -129,7 +129,8 @@ async def test_an_emergency_raises_an_alert_before_anything_is_said(house: House
     decision, said = await house.ask("I've fallen over and I can't get up")
     assert decision.intent == "emergency" and decision.slots == {"kind": "fall"}
     assert said.importance == 10 and said.action is not None
-    assert said.say.startswith("I'm here with you. I'm calling for help now.")
+    # No care rule sends this person's calls to a caregiver: said plainly, not promised.
+    assert said.say.startswith("I'm here with you. I've raised the alarm, but I have no one")
     [alert] = house.announced
     assert (alert.kind, alert.severity, alert.user, alert.device) == (
         "emergency",

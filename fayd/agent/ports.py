@@ -80,6 +80,7 @@ class Devices(Protocol):
         """Until when fayd starts no talk on the device (Unix time; 0: awake)."""
         ...
 
-    def raise_alert(self, alert: Alert) -> None:
-        """Tell every device and the household (``<prefix>/alerts/<id>``, retained) at once."""
+    def raise_alert(self, alert: Alert) -> bool:
+        """Tell every device and the household (``<prefix>/alerts/<id>``, retained) at once;
+        True when a caregiver will be told too (a care rule watches the person's calls)."""
         ...

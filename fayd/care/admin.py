@@ -79,6 +79,7 @@ async def rules_remove(engine: CareEngine, body: dict[str, Any]) -> dict[str, An
     name = _name(body)
     if not await engine.store.run(rec.remove_rule, name):
         raise LookupError(f"no care rule {name!r}")
+    engine.wake()  # what it watched is looked at again (CareEngine.will_tell)
     return {"removed": name}
 
 

@@ -38,6 +38,9 @@ from fayd.store import Store
 
 log = logging.getLogger(__name__)
 
+#: The sensor name of a spoken call for help (the emergency skill's alert, ``report``).
+EMERGENCY = "emergency"
+
 #: Stored events read per step at most.
 EVENT_BATCH = 2000
 #: The engine looks at the time at least this often (missing-by, inactivity, silence).
@@ -64,6 +67,7 @@ class CareEngine:
         self._wake = asyncio.Event()
         #: Calls for help raised by the agent (not stored as device events).
         self._reports: list[Event] = []
+        self._watching: set[str] = set()  # users whose calls for help reach a caregiver
         self.sent = 0
         self.send_failures = 0
         effects.on_answer = self.answered
@@ -78,12 +82,17 @@ class CareEngine:
         """New events are stored, or an alert was acknowledged: look now."""
         self._wake.set()
 
+    def will_tell(self, user: str) -> bool:
+        """Whether a call for help from ``user`` goes to a caregiver: a rule with a ladder
+        watches their ``emergency`` events (as of the last pass; the first is at start)."""
+        return user in self._watching
+
     def report(self, alert: Alert) -> None:
         """The emergency skill raised ``alert`` (someone asked for help aloud): an event of
         sensor ``emergency`` for event rules; the care alert keeps the skill's id."""
         data = {"said": alert.text, "alert_id": alert.id, **alert.detail}
         user = alert.user or self.effects.default_user
-        self._reports.append(Event(0, alert.device or "voice", user, "emergency", alert.at, data))
+        self._reports.append(Event(0, alert.device or "voice", user, EMERGENCY, alert.at, data))
         self.wake()
 
     def device_ack(self, device: str, ack: Ack) -> None:
@@ -156,6 +165,8 @@ class CareEngine:
         self, db: sqlite_utils.Database, now: float, reports: list[Event]
     ) -> list[tuple[str, dict[str, Any]]]:
         rules = rec.rules(db)
+        watch = [r for r in rules if r.kind == "event" and r.spec.get("sensor") == EMERGENCY]
+        self._watching = {r.user for r in watch if r.ladder}
         kept = rec.state(db)
         cursor = int(kept.get("cursor", 0))
         events = rec.new_events(db, cursor, EVENT_BATCH)

@@ -23,7 +23,7 @@ class DeviceActions:
         self,
         registry: DeviceRegistry,
         sender: Sender,
-        announce: Callable[[Alert], None] | None = None,
+        announce: Callable[[Alert], bool | None] | None = None,
     ) -> None:
         """``announce`` publishes an alert for the household (retained, on MQTT)."""
         self.registry = registry
@@ -83,11 +83,12 @@ class DeviceActions:
         state = self.registry.states.get(device)
         return state.asleep_until if state else 0.0
 
-    def raise_alert(self, alert: Alert) -> None:
+    def raise_alert(self, alert: Alert) -> bool:
+        """To every device, then ``announce`` (the household; True when a caregiver will
+        be told)."""
         for device in self.find():
             self.sender.send(device, alert)
-        if self.announce is not None:
-            self.announce(alert)
+        return bool(self.announce(alert)) if self.announce is not None else False
 
     def _keep(self, write: Callable[..., Any], *args: Any) -> None:
         """A write to the database, in the background (the loop goes on; a failure is

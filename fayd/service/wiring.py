@@ -277,10 +277,11 @@ def build(
     )
     care.digest = digest
 
-    def call_for_help(alert: Alert) -> None:  # the emergency skill's: published, then cared for
+    def call_for_help(alert: Alert) -> bool:  # the emergency skill's: published, cared for
         if announce is not None:
             announce(alert)
         care.report(alert)
+        return care.will_tell(alert.user or cfg.agent.default_user)
 
     devices = DeviceActions(registry, sender, call_for_help)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")

@@ -17,43 +17,46 @@ from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.protocol import Action, Alert
 
-#: Said at once, before any model runs (English, Chinese); the alert goes out first.
-REASSURE = {
+#: Said at once, before any model runs (English, Chinese); the alert goes out first. What is
+#: said of help is only what is true: a caregiver is being told (a care rule watches this
+#: person's calls for help, fayd.care), or no one is set up to be called.
+TOLD = (
+    "I'm here with you. I'm letting your family know right now.",
+    "我在这里陪着你。我马上通知你的家人。",
+)
+ALONE = (
+    "I'm here with you. I've raised the alarm, but I have no one to call for you yet, "
+    "so if you can, phone for help.",
+    "我在这里陪着你。我已经发出警报，但还没有设置可以联系的人。如果可以，请打电话求助。",
+)
+ADVICE = {
     "fall": (
-        "I'm here with you. I'm calling for help now. Try not to get up too quickly. "
-        "Are you hurt anywhere?",
-        "我在这里陪着你。我正在叫人来帮忙。先别急着起来。你哪里受伤了吗？",
+        "Try not to get up too quickly. Are you hurt anywhere?",
+        "先别急着起来。你哪里受伤了吗？",
     ),
     "chest_pain": (
-        "I'm calling for help right now. Sit down and rest, and keep still. "
-        "Is the pain getting worse?",
-        "我马上叫人来帮忙。先坐下休息，别乱动。疼得越来越厉害吗？",
+        "Sit down and rest, and keep still. Is the pain getting worse?",
+        "先坐下休息，别乱动。疼得越来越厉害吗？",
     ),
     "breathing": (
-        "I'm calling for help right now. Sit upright and try to breathe slowly. "
-        "Help is on the way. Can you speak to me?",
-        "我马上叫人来帮忙。坐直，慢慢呼吸。马上就有人来。你还能说话吗？",
+        "Sit upright and try to breathe slowly. Can you speak to me?",
+        "坐直，慢慢呼吸。你还能说话吗？",
     ),
     "stroke": (
-        "I'm calling for help right now. Stay where you are and keep still. "
-        "Can you tell me what you're feeling?",
-        "我马上叫人来帮忙。待在原地别动。你能告诉我你感觉怎么样吗？",
+        "Stay where you are and keep still. Can you tell me what you're feeling?",
+        "待在原地别动。你能告诉我你感觉怎么样吗？",
     ),
     "bleeding": (
-        "I'm calling for help right now. Press firmly on the wound with a clean cloth. "
-        "Help is on the way. Where are you bleeding?",
-        "我马上叫人来帮忙。用干净的布用力按住伤口。马上就有人来。哪里在流血？",
+        "Press firmly on the wound with a clean cloth. Where are you bleeding?",
+        "用干净的布用力按住伤口。哪里在流血？",
     ),
-    "help": (
-        "I'm here, and I'm calling for help right now. Can you tell me what's happened?",
-        "我在这里，我马上叫人来帮忙。能告诉我发生了什么吗？",
-    ),
+    "help": ("Can you tell me what's happened?", "能告诉我发生了什么吗？"),
 }
 CALM = Action("care.emergency", "comfort", "calm", 0.6, 100)
 
 
 async def emergency(args: dict[str, Any], ctx: Context) -> Outcome:
-    kind = args.get("kind") if args.get("kind") in REASSURE else "help"
+    kind = args.get("kind") if args.get("kind") in ADVICE else "help"
     alert = Alert(
         id=f"a-{int(ctx.now.timestamp())}-{secrets.token_hex(2)}",
         kind="emergency",
@@ -64,8 +67,9 @@ async def emergency(args: dict[str, Any], ctx: Context) -> Outcome:
         device=ctx.device,
         detail={"emergency": kind},
     )
-    ctx.devices.raise_alert(alert)
-    said = REASSURE[kind][ctx.lang == "zh"]
+    told = ctx.devices.raise_alert(alert)
+    zh = ctx.lang == "zh"
+    said = (TOLD if told else ALONE)[zh] + ("" if zh else " ") + ADVICE[kind][zh]
     return Outcome(said, importance=10, action=CALM, detail={"alert": alert.id, "kind": kind})
 
 
@@ -131,7 +135,7 @@ SKILLS = [
         {
             "type": "object",
             "properties": {
-                "kind": {"enum": sorted(REASSURE)},
+                "kind": {"enum": sorted(ADVICE)},
                 "said": {"type": "string", "maxLength": 1000},
             },
         },
