@@ -31,5 +31,5 @@ async def test_barge_in_stops_the_reply_and_answers_the_interruption(daemon, spe
         assert any(map(is_text_end, b_frames))
         assert not any(k == "command" for k, _, _ in b_frames)
 
-    questions = [text for role, text, _ in stored_messages(daemon, "talker") if role == "user"]
+    questions = [text for role, text, _ in stored_messages(daemon, "talker", 4) if role == "user"]
     assert "time" in words(questions[-1])

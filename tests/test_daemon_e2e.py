@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 import pytest
 
@@ -19,14 +20,22 @@ def words(text: str) -> set[str]:
     return {w.strip(".,!?;:'\"").lower() for w in text.split()}
 
 
-def stored_messages(daemon: DaemonProcess, device: str) -> list[tuple[str, str, dict]]:
-    conn = sqlite3.connect(daemon.state / "fayd.db")
-    rows = conn.execute(
-        "SELECT m.role, m.text, m.meta FROM messages m JOIN conversations c"
-        " ON c.id = m.conversation_id WHERE c.device = ? ORDER BY m.id",
-        [device],
-    ).fetchall()
-    return [(role, text, json.loads(meta)) for role, text, meta in rows]
+def stored_messages(
+    daemon: DaemonProcess, device: str, at_least: int = 2
+) -> list[tuple[str, str, dict]]:
+    """The device's stored messages, once there are ``at_least`` (within 15 s): a turn is
+    kept just after its reply's last frame is sent."""
+    deadline = time.monotonic() + 15
+    while True:
+        with sqlite3.connect(daemon.state / "fayd.db") as conn:
+            rows = conn.execute(
+                "SELECT m.role, m.text, m.meta FROM messages m JOIN conversations c"
+                " ON c.id = m.conversation_id WHERE c.device = ? ORDER BY m.id",
+                [device],
+            ).fetchall()
+        if len(rows) >= at_least or time.monotonic() > deadline:
+            return [(role, text, json.loads(meta)) for role, text, meta in rows]
+        time.sleep(0.1)
 
 
 async def test_a_real_voice_turn(daemon: DaemonProcess, speak) -> None:
