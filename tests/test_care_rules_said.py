@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fayd.agent.skills.care_rules import keep_or_not
 from fayd.agent.understand.cues import cue
 from fayd.agent.understand.slots import extract_slots, slots_json
 from fayd.agent.understand.text import language, normalize
@@ -135,6 +136,26 @@ def test_a_limit_not_said_is_not_guessed() -> None:
 )
 def test_what_is_no_rule_stays_what_it_is(text: str, intent: str | None) -> None:
     assert cue(normalize(text)) == intent
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("yes", "yes"),
+        ("yes please", "yes"),
+        ("keep it", "yes"),
+        ("go ahead", "yes"),
+        ("好的", "yes"),
+        ("是的", "yes"),
+        ("no", "no"),
+        ("don't keep it", "no"),
+        ("不要", "no"),
+        ("not now", "later"),
+        ("what's the time", None),
+    ],
+)
+def test_the_answer_to_shall_i_keep_that(said: str, answer: str | None) -> None:
+    assert keep_or_not(said) == answer
 
 
 def test_a_room_is_its_sensor_the_persons_first() -> None:
@@ -301,3 +322,15 @@ async def test_a_reminder_about_mum_stays_a_reminder(talk: Exchange) -> None:
     intent, _ = await talk.say("remind me to call mum at 10")
     assert intent == "reminder.set"
     assert await talk.rules() == []
+
+
+@pytest.mark.models
+async def test_said_in_chinese(talk: Exchange) -> None:
+    intent, said = await talk.say("妈妈血压超过150/95就告诉我")
+    assert intent == "care.rule"
+    assert said == "Anna，如果妈妈的血压高于150/95，我会告诉你。我会先问问妈妈好不好。要保存吗？"
+    intent, said = await talk.say("好的")
+    assert intent == "answer" and said.startswith("好了：如果妈妈的血压高于150/95")
+    assert [r["text"] for r in await talk.rules()] == [
+        "mum: bp sys above 150 or dia above 95; warning; check-in → anna (10 min)"
+    ]

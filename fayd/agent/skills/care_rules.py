@@ -8,6 +8,7 @@ guessed."""
 from __future__ import annotations
 
 import logging
+import re
 from datetime import time
 from typing import Any
 
@@ -16,6 +17,7 @@ from fayd.agent.ports import RuleDraft
 from fayd.agent.skills import words
 from fayd.agent.skills.care import household_names
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.text import normalize
 from fayd.errors import FaydError
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,24 @@ EVENT = {
 }
 UNIT = {"spo2": "%", "temperature": " degrees", "room_temperature": " degrees"}
 SIDE = {"above": ("above", "高于"), "below": ("below", "低于")}
+
+
+_KEEP = re.compile(
+    r"^((please|yes|oh|ok|okay)[ ,]+)*(keep it|do|do that|go ahead|that's right|correct|"
+    r"that's it)( please)?$|^(好|好的|可以|行|保存|保存吧|要|对的)[。！!]?$"
+)
+_DROP = re.compile(r"^((oh|well|er|um)[ ,]+)*(don't|do not) (keep|bother)\b|^(不要|别|不用|不保存)")
+
+
+def keep_or_not(text: str) -> str | None:
+    """The answer to "Shall I keep that?": "yes", "no" (and "later": not now), or None when
+    the words are no answer (the question stays open)."""
+    said = normalize(text)
+    if _DROP.search(said):
+        return "no"
+    if _KEEP.search(said):
+        return "yes"
+    return yes_no(text)
 
 
 def _title(word: str) -> str:
@@ -198,7 +218,7 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
             return f"好了：如果{condition}，我会{now}告诉你。规则名是{name}。"
         return f"Done: I'll tell you {now}if {condition}. It's kept as the care rule {name}."
 
-    ctx.expect.expect(ctx.user, yes_no, then)
+    ctx.expect.expect(ctx.user, keep_or_not, then)
     said = readback + ("要保存吗？" if zh else " Shall I keep that?")
     return Outcome(said, detail={"care_rule": "asked", "rule": draft.rule})
 
