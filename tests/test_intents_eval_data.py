@@ -35,6 +35,7 @@ SLOT_KEYS = {
     "reminder.set": {"what", "when", "recurrence"},
     "timer.set": {"duration_s", "name"},
     "info.offline": {"topic"},
+    "care.rule": {"who", "kind", "sensor", "by", "room", "above", "below"},
 }
 KINDS = {"fall", "chest_pain", "breathing", "stroke", "bleeding", "help"}
 HOLIDAYS = {"christmas", "new_year", "easter", "spring_festival", "mid_autumn"}
@@ -42,6 +43,7 @@ GESTURES = set(
     "bow care celebrate cheer comfort explain invite jump laugh listen nod question recommend"
     " remind sad shake_head summary surprise think wait warn wave dance look".split()
 )
+RULE_KINDS = {"missing", "threshold", "event"}
 WEEKDAYS = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 EVERY = {"day", "weekday", "week", "hours"}
 FIELDS = {
@@ -140,6 +142,14 @@ def _check_slots(intent: str, slots: dict, now: datetime) -> None:
                 assert rec["days"] and set(rec["days"]) <= WEEKDAYS
             else:
                 assert "days" not in rec
+    elif intent == "care.rule":
+        assert slots["kind"] in RULE_KINDS and isinstance(slots["sensor"], str)
+        if slots["kind"] == "missing" and "by" in slots:
+            assert HHMM.match(slots["by"]), slots
+        for side in ("above", "below"):
+            limits = slots.get(side, {})
+            assert all(isinstance(v, int | float) for v in limits.values()), slots
+            assert slots["kind"] == "threshold" or not limits, slots
     elif intent == "timer.set":
         assert isinstance(slots["duration_s"], int) and slots["duration_s"] > 0
         if "name" in slots:

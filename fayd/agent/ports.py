@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
+from typing import Any, Protocol
 
 from fayd.llm import ChatLlm
 from fayd.protocol import Action, Alert
@@ -28,6 +28,43 @@ class CareDays(Protocol):
 
     async def about(self, who: str, day: date) -> str | None:
         """The digest of ``who``'s ``day``; None when no household member is called that."""
+        ...
+
+
+@dataclass(frozen=True)
+class RuleDraft:
+    """A care rule a caregiver said, resolved against the household (fayd.service serves it
+    on the care engine): the plain data ``rules.add`` takes, already checked as it would be
+    kept — or why it cannot be."""
+
+    rule: dict[str, Any] | None
+    person: str = ""  # the household member it watches
+    device: str | None = None  # the named room's sensor, when the household has one
+    #: "" (it can be kept), "caregiver" (the speaker is not one), "person" (no such
+    #: household member) or "rule" (the rule's own check refused it)
+    problem: str = ""
+    reason: str = ""  # one line: why not
+
+
+class CareRules(Protocol):
+    """Care rules said in words ("tell me if Mum hasn't moved by 10"), through the same
+    checks as ``fayd care rules add``."""
+
+    async def draft(
+        self,
+        caregiver: str,
+        names: list[str],
+        kind: str,
+        spec: dict[str, Any],
+        room: str | None = None,
+    ) -> RuleDraft:
+        """The rule for the first of ``names`` that is a household member (none: the owner
+        of the room's sensor), told to ``caregiver``; nothing is stored."""
+        ...
+
+    async def add(self, rule: dict[str, Any]) -> str:
+        """Keep a drafted rule (checked again, one transaction); its name. A FaydError with
+        one line when it is refused now."""
         ...
 
 

@@ -11,7 +11,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from fayd.agent.expect import Expectations
-from fayd.agent.ports import CareDays, Devices
+from fayd.agent.ports import CareDays, CareRules, Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.understand.router import Decision, Router
@@ -47,6 +47,7 @@ SKILL_OF = {
     "medication.taken": "medication_taken",
     "info.offline": "offline_info",
     "care.day": "day_digest",
+    "care.rule": "care_rule",
 }
 #: Intents the conversation itself handles (no skill, no model).
 OWN = frozenset({"stop", "reset", "chitchat"})
@@ -65,11 +66,14 @@ class Understanding:
         reminders: ReminderBook | None = None,
         expectations: Expectations | None = None,
         days: CareDays | None = None,
+        rules: CareRules | None = None,
     ) -> None:
         """``clock``: the household's time now (tests give their own); ``expectations``:
         questions asked outside a turn (a medication check-in) whose answer may come;
-        ``days``: the care digest, for "how was Mum today?"."""
+        ``days``: the care digest, for "how was Mum today?"; ``rules``: care rules said
+        by a caregiver ("tell me if Mum hasn't moved by 10")."""
         self.days = days
+        self.rules = rules
         self.clock = clock or (lambda: datetime.now(tz))
         self.router = router
         self.skills = skills
@@ -175,6 +179,7 @@ class Understanding:
             self.reminders,
             self.expectations,
             self.days,
+            self.rules,
         )
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:

@@ -17,7 +17,7 @@ from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
-from fayd.agent.ports import CareDays
+from fayd.agent.ports import CareDays, CareRules
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
 from fayd.agent.understand.intents import IntentClassifier, load_examples
@@ -43,6 +43,7 @@ from fayd.memory.reembed import reembed_in_background
 from fayd.protocol import Alert, Sender
 from fayd.reminders import ReminderBook, Scheduler, SystemClock
 from fayd.reminders.queue import Settings as CheckSettings
+from fayd.service.care_rules import RulesInWords
 from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
 from fayd.service.engines import Engines
 from fayd.store import Store
@@ -187,6 +188,7 @@ def understanding(
     reminders: ReminderBook | None = None,
     expectations: Expectations | None = None,
     days: CareDays | None = None,
+    rules: CareRules | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -205,7 +207,7 @@ def understanding(
     now = (lambda: clock.now().astimezone(tz)) if clock is not None else None
     prefs = Preferences(store)
     return Understanding(
-        router, skills, devices, memory, prefs, tz, now, reminders, expectations, days
+        router, skills, devices, memory, prefs, tz, now, reminders, expectations, days, rules
     )
 
 
@@ -294,7 +296,18 @@ def build(
         devices,
         load_rules(cfg.agent.action_rules or None),
         cfg.agent.default_user,
-        understanding(cfg, store, engines, devices, memory, clock, book, expectations, digest),
+        understanding(
+            cfg,
+            store,
+            engines,
+            devices,
+            memory,
+            clock,
+            book,
+            expectations,
+            digest,
+            RulesInWords(care),
+        ),
     )
     rem = cfg.reminders
     speaker = Speaker(

@@ -2,7 +2,17 @@
 ``all_skills()`` is the one registry; the router's intents, qa.csv rows and (later) the tool
 loop and MCP use it."""
 
-from fayd.agent.skills import care, clock, devices, info, memory, reminders, smalltalk, timers
+from fayd.agent.skills import (
+    care,
+    care_rules,
+    clock,
+    devices,
+    info,
+    memory,
+    reminders,
+    smalltalk,
+    timers,
+)
 from fayd.agent.skills.registry import Context, Outcome, Skill, SkillError, Skills
 
 
@@ -13,6 +23,7 @@ def all_skills() -> Skills:
             *devices.SKILLS,
             *memory.SKILLS,
             *care.SKILLS,
+            *care_rules.SKILLS,
             *info.SKILLS,
             *reminders.SKILLS,
             *timers.SKILLS,

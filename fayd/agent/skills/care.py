@@ -107,6 +107,12 @@ _CALLED = {
 }
 
 
+def household_names(word: str) -> list[str]:
+    """The household names a caregiver's word may stand for: "mum" → mum, mom, mother …"""
+    kin = _CALLED.get(word)
+    return list(dict.fromkeys([word, *(PEOPLE[kin] if kin else ())]))
+
+
 async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
     """ "How was Mum today?": the care digest of that person's day, as the caregivers get it
     (docs/care.md); nothing invented when there is no such person or no digest."""
@@ -117,8 +123,7 @@ async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
         return Outcome(
             "我现在还不能讲家人的一天。" if zh else "I can't tell about someone's day yet."
         )
-    kin = _CALLED.get(who)
-    for name in dict.fromkeys([who, *(PEOPLE[kin] if kin else ())]):
+    for name in household_names(who):
         text = await ctx.days.about(name, day)
         if text is not None:
             return Outcome(text, detail={"digest": name, "day": day.isoformat()})

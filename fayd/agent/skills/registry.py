@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from fayd.agent.ports import CareDays, Devices
+from fayd.agent.ports import CareDays, CareRules, Devices
 from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
@@ -39,6 +39,8 @@ class Context:
     expect: Any = None
     #: The household's days in words (the care digest); None when not wired.
     days: CareDays | None = None
+    #: Care rules said in words (the care engine's); None when not wired.
+    rules: CareRules | None = None
 
     @property
     def tz(self) -> tzinfo:

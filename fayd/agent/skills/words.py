@@ -26,6 +26,20 @@ _SWAP = {
 }
 
 
+def part_of_day(hour: int) -> str:
+    """ "in the morning", "in the afternoon", "in the evening" or "at night"."""
+    if hour >= 21 or hour < 5:
+        return "at night"
+    if hour >= 17:
+        return "in the evening"
+    return "in the afternoon" if hour >= 12 else "in the morning"
+
+
+def hhmm(t: time, lang: str) -> str:
+    """10:00 → "10:00 in the morning" (上午10点): the exact time, read back unmistakably."""
+    return clock_zh(t) if lang == "zh" else f"{t:%H:%M} {part_of_day(t.hour)}"
+
+
 def clock_en(t: time) -> str:
     """14:05 → "five past two in the afternoon"; 12:00 → "noon"."""
     hour, minute = t.hour, t.minute
@@ -33,17 +47,7 @@ def clock_en(t: time) -> str:
         return "noon"
     if (hour, minute) == (0, 0):
         return "midnight"
-    part = (
-        "at night"
-        if hour >= 21 or hour < 5
-        else (
-            "in the evening"
-            if hour >= 17
-            else "in the afternoon"
-            if hour >= 12
-            else "in the morning"
-        )
-    )
+    part = part_of_day(hour)
     h12 = hour % 12 or 12
     if minute == 0:
         return f"{h12} o'clock {part}"

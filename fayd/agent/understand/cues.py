@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from fayd.agent.understand import care_rule
+
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|forty-five|half an?|a couple of|a few)"
 _ZH_NUM = r"[\d一二两三四五六七八九十半几]+"
 
@@ -206,8 +208,11 @@ CUES["care.day"] = [
     r"^((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
     r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
 ]
+#: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.understand.care_rule).
+CUES["care.rule"] = care_rule.CUES
 ORDER = [
     "reset",
+    "care.rule",
     "care.day",
     "clock.time",
     "clock.date",

@@ -57,6 +57,7 @@ KNOWN = frozenset(
         "reminder.snooze",
         "medication.taken",
         "info.offline",
+        "care.rule",
         "chitchat",
     }
 )

@@ -38,7 +38,7 @@ def is_stop(question: str) -> bool:
 
 #: Intents that keep something for later: only asked for in so many words (their cue
 #: phrases), never on a guess ("my granddaughter visits on Sundays" is conversation).
-ASKED_FOR = frozenset({"memory.remember", "reminder.set"})
+ASKED_FOR = frozenset({"memory.remember", "reminder.set", "care.rule"})
 
 
 @dataclass(frozen=True)

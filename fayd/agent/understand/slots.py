@@ -12,6 +12,7 @@ from typing import Any
 
 import cn2an
 
+from fayd.agent.understand.care_rule import care_rule_slots
 from fayd.agent.understand.times import (
     Ambiguous,
     Recurrence,
@@ -521,6 +522,7 @@ _EXTRACTORS = {
     "timer.set": _timer,
     "info.offline": _topic,
     "care.day": _day_of,
+    "care.rule": care_rule_slots,
 }
 
 
