@@ -436,6 +436,7 @@ class Daemon:
         presence are of before this start, not of now (the device says them again when it
         connects), so they do not make it online; its other frames count as they are."""
         if kind in ("hello", "presence") and device in self.keyed:
+            log.info("device %s: its %s from before this start is not taken as now", device, kind)
             return
         await self._mqtt_inbound(device, kind, payload)
 
