@@ -17,6 +17,7 @@ import pytest
 
 from fayd.models import resolve
 from fayd.speech.audio import pcm16_to_float, resample
+from fayd.testing.care import Posts
 from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess, free_port
 
@@ -307,3 +308,11 @@ async def frames_until(device, done, within_s: float = 120.0, got: list | None =
 def is_text_end(item: tuple) -> bool:
     kind, frame, _ = item
     return kind == "human" and frame.key == "text" and frame.is_end
+
+
+@pytest.fixture
+def posts() -> Iterator[Posts]:
+    """A loopback json:// endpoint caregivers' notifications reach (the care tests)."""
+    p = Posts()
+    yield p
+    p.close()

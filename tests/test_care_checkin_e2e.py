@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, encode
@@ -21,13 +18,6 @@ from .conftest import needs_mosquitto
 from .test_care_e2e import alerts, cli
 
 pytestmark = needs_mosquitto
-
-
-@pytest.fixture
-def posts() -> Iterator[Posts]:
-    p = Posts()
-    yield p
-    p.close()
 
 
 async def heard(device: SimDevice, within_s: float = 60.0) -> str:

@@ -46,13 +46,6 @@ def house(tmp_path: Path) -> Iterator[Household]:
     h.close()
 
 
-@pytest.fixture
-def posts() -> Iterator[Posts]:
-    p = Posts()
-    yield p
-    p.close()
-
-
 def said(house: Household, user: str, device: str, when: float, text: str) -> None:
     """A turn as the dialogue records it (records.record_turn), at the scripted time."""
 

@@ -24,13 +24,6 @@ PREFIX = "fayd/v1"
 
 
 @pytest.fixture
-def posts() -> Iterator[Posts]:
-    p = Posts()
-    yield p
-    p.close()
-
-
-@pytest.fixture
 def mails() -> Iterator[Mails]:
     m = Mails()
     yield m

@@ -38,13 +38,6 @@ def house(tmp_path: Path) -> Iterator[Household]:
     h.close()
 
 
-@pytest.fixture
-def posts() -> Iterator[Posts]:
-    p = Posts()
-    yield p
-    p.close()
-
-
 async def setup(eng: CareEngine, posts: Posts, *rules: dict[str, Any]) -> None:
     for who in ("anna", "ben"):
         await admin.handle(eng, "caregivers.add", {"name": who, "urls": [posts.url(who)]})
