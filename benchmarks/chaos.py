@@ -543,7 +543,8 @@ class Chaos:
                 "hangs": hangs == 0,
                 "status_lies": not lies,
                 "recovery_10s": {
-                    n: (f["recovery_s"] or 1e9) <= 10 for n, f in self.log.faults.items()
+                    n: f["recovery_s"] is not None and f["recovery_s"] <= 10
+                    for n, f in self.log.faults.items()
                 },
             },
             "firmware_device": firmware,

@@ -1,7 +1,8 @@
 """The panic button and the fall detector end to end: the real firmware on MicroPython's unix
 port (its button and MPU6050 simulated behind fayd_fw.board), a real mosquitto and the real
 daemon. Each press and each fall is stored once and acked, also when it happens while the
-broker is down, and then it is sent before the events that waited longer (it is urgent)."""
+broker is down, and then it is sent before the events that waited longer (it is urgent);
+with care rules on them, each reaches the caregiver."""
 
 from __future__ import annotations
 
@@ -9,11 +10,18 @@ import json
 import sqlite3
 from pathlib import Path
 
+from fayd.testing.care import Posts, wait_for
 from fayd.testing.firmware import FirmwareProcess
 from fayd.testing.harness import DaemonProcess
 
 from . import fall_traces as traces
-from .test_firmware_mqtt import go_offline, mqtt_config, stored_rows, unacked_on_flash
+from .test_firmware_mqtt import (
+    daemon_config,
+    go_offline,
+    mqtt_config,
+    stored_rows,
+    unacked_on_flash,
+)
 from .test_firmware_sensors import before_start, made, script
 
 MPU = {"i2c": 1, "addr": 0x68}
@@ -87,3 +95,43 @@ def test_panic_and_fall_reach_fayd_once_also_across_a_broker_outage(
     back = max(i for i, r in enumerate(rows) if r["hw"] == "link" and r["up"])
     sent = [r["sent"] for r in rows[back:] if r["hw"] == "sensor" and "sent" in r]
     assert sent[:3] == [33, 34, 3], sent
+
+
+def test_a_press_and_a_fall_on_the_firmware_reach_the_caregiver(
+    make_daemon, firmware, tmp_path: Path, posts: Posts
+) -> None:
+    """The whole path on the daemon's own broker: the firmware's button and accelerometer,
+    its signed frames, the care rules (added with the CLI) and the caregiver's phone."""
+    daemon = make_daemon()
+    config = daemon_config(daemon, "pendant-2", ["sensor"], user="mum")
+    config["sensor"] = {
+        "resend_s": 1,
+        "panic": {"pin": 21},
+        "fall": {"i2c_id": 1, "sda": 6, "scl": 7},
+    }
+    before_start(tmp_path, MPU)
+    fw: FirmwareProcess = firmware(config)
+    fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
+    care(daemon, "caregivers", "add", "anna", posts.url("anna"))
+    # The hello made mum a household member; the rules name her.
+    wait_for(lambda: daemon.cli("care", "rules", "add", "press", "--user", "mum", "--kind",
+                                "event", "--sensor", "panic", "--ladder", "anna").returncode == 0,
+             30)  # fmt: skip
+    care(daemon, "rules", "add", "fall", "--user", "mum", "--kind", "event", "--sensor", "fall",
+         "--ladder", "anna")  # fmt: skip
+
+    press(fw)
+    wait_for(lambda: len(posts.to("anna")) == 1, 30)
+    assert "the panic button (pendant-2)" in posts.to("anna")[0]["message"]
+    script(fw, {**MPU, "accel": traces.real_fall()})
+    wait_for(lambda: len(posts.to("anna")) == 2, 30)
+    assert "a fall (pendant-2)" in posts.to("anna")[1]["message"]
+    listed = daemon.api("POST", "/api/care/alerts.list", json={}, timeout=30).json()["alerts"]
+    assert sorted(a["rule"] for a in listed) == ["fall", "press"]
+    assert {a["severity"] for a in listed} == {"critical"}
+    fw.wait_for(lambda _rows: not unacked_on_flash(fw.folder), what="both acked")
+
+
+def care(daemon: DaemonProcess, *args: str) -> None:
+    done = daemon.cli("care", *args, timeout=60)
+    assert done.returncode == 0, done.stderr

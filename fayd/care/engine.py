@@ -70,6 +70,8 @@ class CareEngine:
         self._watching: set[str] = set()  # users whose calls for help reach a caregiver
         self.sent = 0
         self.send_failures = 0
+        #: The clock's time at the last pass that finished: the rules are judged up to here.
+        self.checked_at: float | None = None
         effects.on_answer = self.answered
         self.book = AlertBook(zone, lambda: effects.can_speak)
         self._acks: set[asyncio.Task[None]] = set()
@@ -150,6 +152,7 @@ class CareEngine:
         for what, alert in changes:
             self.effects.changed(what, alert)
         await self._send_due(now)
+        self.checked_at = now
 
     async def _until_next(self) -> float:
         now = self.clock()
@@ -257,7 +260,12 @@ class CareEngine:
         stuck = await self.store.run(rec.undelivered)
         for row, seen in zip(stuck, await shown([r["url"] for r in stuck]), strict=True):
             row["url"] = seen
-        return {"open": len(open_alerts), "sent": self.sent, "undelivered": stuck}
+        return {
+            "open": len(open_alerts),
+            "sent": self.sent,
+            "undelivered": stuck,
+            "checked_at": self.checked_at,
+        }
 
 
 def _start_cursor(db: sqlite_utils.Database) -> None:

@@ -11,7 +11,6 @@ import asyncio
 import time
 from typing import Any
 
-from fayd.care import AppriseDeliver, CareEngine, Effects, admin
 from fayd.cli.client import NotRunning, call
 from fayd.config import Config
 from fayd.errors import FaydError
@@ -150,7 +149,8 @@ def run_op(cfg: Config, op: str, body: dict[str, Any]) -> dict[str, Any]:
         return call(cfg, "POST", f"/api/care/{op}", timeout=60, json=body)
     except NotRunning:
         pass
-    from fayd.service.wiring import household_zone
+    from fayd.care import AppriseDeliver, CareEngine, Effects, admin
+    from fayd.zone import household_zone
 
     async def local() -> dict[str, Any]:
         store = Store(cfg.db_path)

@@ -16,8 +16,8 @@ from fayd.cli.failures import UsageError
 from fayd.config import Config
 from fayd.reminders import ReminderBook, SystemClock
 from fayd.reminders.rules import DAYS, EVERY
-from fayd.service.wiring import zone_name
 from fayd.store import Store
+from fayd.zone import zone_name
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ it (``FAYD_TEST_CLOCK=1`` lets ``POST /test/clock`` change it; docs/reminders.md
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -29,6 +30,11 @@ class SystemClock:
     def __init__(self, offset_s: float = 0.0) -> None:
         self.offset_s = offset_s
         self._moved = asyncio.Event()
+        self._watchers: list[Callable[[], None]] = []
+
+    def on_move(self, watcher: Callable[[], None]) -> None:
+        """Call ``watcher`` when a test moves the clock (another loop reading it looks now)."""
+        self._watchers.append(watcher)
 
     def now(self) -> datetime:
         return datetime.now(UTC) + timedelta(seconds=self.offset_s)
@@ -37,6 +43,8 @@ class SystemClock:
         """Tests only: the clock reads ``offset_s`` seconds ahead of the system's."""
         self.offset_s = offset_s
         self._moved.set()
+        for watcher in self._watchers:
+            watcher()
 
     async def sleep_until(self, when: datetime) -> None:
         left = (when - self.now()).total_seconds()

@@ -35,7 +35,7 @@ from fayd.service.looplag import LoopLag
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
-from fayd.service.wiring import Parts, Reminding, build, household_zone
+from fayd.service.wiring import Parts, Reminding, build
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
@@ -48,6 +48,7 @@ from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
 from fayd.transport.router import Router
+from fayd.zone import household_zone
 
 log = logging.getLogger(__name__)
 

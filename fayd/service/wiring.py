@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
@@ -47,6 +45,7 @@ from fayd.service.care_rules import RulesInWords
 from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
 from fayd.service.engines import Engines
 from fayd.store import Store
+from fayd.zone import household_zone, zone_name
 
 #: The router's example phrases, embedded (fayd.embedding.remembered), in state_dir/cache.
 EXAMPLE_VECTORS = "example-vectors.npz"
@@ -165,19 +164,6 @@ def test_clock() -> SystemClock:
         raise ConfigError(f"{TEST_CLOCK}={offset!r}: an offset in seconds") from exc
 
 
-def zone_name(cfg: Config) -> str:
-    """``agent.timezone``, else the system's zone by name (/etc/localtime), else UTC."""
-    if cfg.agent.timezone:
-        return cfg.agent.timezone
-    if os.environ.get("TZ") and not os.environ["TZ"].startswith(":"):
-        return os.environ["TZ"]
-    try:
-        target = str(Path("/etc/localtime").resolve())
-    except OSError:
-        return "UTC"
-    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
-
-
 def understanding(
     cfg: Config,
     store: Store,
@@ -209,16 +195,6 @@ def understanding(
     return Understanding(
         router, skills, devices, memory, prefs, tz, now, reminders, expectations, days, rules
     )
-
-
-def household_zone(cfg: Config) -> tzinfo:
-    """``agent.timezone``, else the system's own zone."""
-    if not cfg.agent.timezone:
-        return datetime.now().astimezone().tzinfo or UTC
-    try:
-        return ZoneInfo(cfg.agent.timezone)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(f"agent.timezone: no time zone {cfg.agent.timezone!r}") from exc
 
 
 class HouseholdAlerts:
@@ -271,7 +247,11 @@ def build(
         memory,
         *speech,
     )
-    care = CareEngine(store, AppriseDeliver(), effects, household_zone(cfg))
+    clock, expectations = test_clock(), Expectations()
+    care = CareEngine(
+        store, AppriseDeliver(), effects, household_zone(cfg), lambda: clock.now().timestamp()
+    )
+    clock.on_move(care.wake)
     digest = DailyDigest(
         care,
         parse_times(cfg.care.digest_time, cfg.care.digest_times),
@@ -287,7 +267,6 @@ def build(
 
     devices = DeviceActions(registry, sender, call_for_help)
     chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
-    clock, expectations = test_clock(), Expectations()
     book = ReminderBook(store, clock, zone_name(cfg))
     dialogue = Dialogue(
         chat,
