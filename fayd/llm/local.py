@@ -350,6 +350,36 @@ class LocalLlm(GatedChat):
                 raise _Abandoned
             llama_cpp.Llama.eval(self._llm, tokens[start : start + YIELD_TOKENS])
 
+    def keep_prefix(self, path: Path, prompt: Any) -> None:
+        """Write the KV cache as it is now (the warm-up read ``prompt``) to ``path``, for
+        :meth:`recall_prefix` at the next start (fayd.llm.prefix_file)."""
+        from fayd.llm import prefix_file
+
+        self._gate.enter_foreground()
+        try:
+            cache = self._save_cache()
+        finally:
+            self._gate.leave_foreground()
+        if cache is not None:
+            made_from = prefix_file.identity(self.path, self.n_ctx, prompt)
+            data = bytes(cache.data)[: cache.size]
+            prefix_file.write(path, made_from, [int(t) for t in cache.tokens], data)
+
+    def recall_prefix(self, path: Path, prompt: Any) -> bool:
+        """The KV cache :meth:`keep_prefix` wrote for this model and ``prompt``, if any."""
+        from fayd.llm import prefix_file
+
+        found = prefix_file.read(path, prefix_file.identity(self.path, self.n_ctx, prompt))
+        if found is None:
+            return False
+        tokens, data = found
+        buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        self._gate.enter_foreground()
+        try:
+            return self._restore_cache(_Cache(buffer, len(data), tokens))
+        finally:
+            self._gate.leave_foreground()
+
     def _save_cache(self) -> _Cache | None:
         """A copy of the KV cache (ms: only the cells in use, not the 100 MB of logits that
         ``Llama.save_state`` copies too). Uses llama-cpp-python 0.3.36's private ``_ctx``."""
@@ -366,20 +396,22 @@ class LocalLlm(GatedChat):
             return None
         return _Cache(data, got, self._llm.input_ids[:n].copy())
 
-    def _restore_cache(self, cache: _Cache | None) -> None:
+    def _restore_cache(self, cache: _Cache | None) -> bool:
         import llama_cpp
 
         llm = self._llm
         if cache is None:
-            return
+            return False
         if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, cache.data, cache.size, 0):
             n = len(cache.tokens)
             llm.input_ids[:n] = cache.tokens
             llm.n_tokens = n
             llm._requires_eval = True  # the logits are not restored: re-read one token
-        else:  # the next prompt is read in full: slower, still right
-            log.warning("could not restore the LLM's cache after background work")
-            llm.reset()
+            return True
+        # The next prompt is read in full: slower, still right.
+        log.warning("could not restore the LLM's KV cache: the next prompt is read in full")
+        llm.reset()
+        return False
 
 
 def _translated(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -20,11 +20,14 @@ from fayd.devices.ports import VoiceModels
 from fayd.embedding import EmbedderLike
 from fayd.errors import ConfigError, FaydError, ModelError
 from fayd.llm import ChatLlm
+from fayd.llm.local import LocalLlm
 from fayd.models import check, resolve
 from fayd.models.user_files import value
 from fayd.speech import Asr, Tts, WakeDetector
 
 log = logging.getLogger(__name__)
+#: In the state's cache folder: the LLM's read prompt prefix (fayd.llm.prefix_file).
+LLM_PREFIX_FILE = "llm-prefix.bin"
 T = TypeVar("T")
 
 
@@ -135,7 +138,7 @@ def load_engines(cfg: Config) -> Engines:
     engines.embedder = attempt("embed", "", load_embedder)
     if speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
-    warm_up(engines, prompt_prefix(cfg.agent))
+    warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
     return engines
 
 
@@ -182,21 +185,36 @@ def wake_factory(cfg: Config, engines: Engines) -> Callable[..., WakeDetector] |
         return None
 
 
-def warm_up(engines: Engines, prefix: list[dict[str, str]]) -> None:
+def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | None = None) -> None:
     """One tiny inference per model before READY: the first call of each pays for page-ins
     and graph set-up (seconds for the LLM), which a user's first question should not. The
     LLM is warmed with the chat's prompt prefix (persona and examples) so that it is
-    already evaluated (1.8 s of the first model turn in benchmarks/voice_turn.py)."""
+    already evaluated (1.8 s of the first model turn in benchmarks/voice_turn.py); the read
+    prefix is kept in ``llm_cache`` and taken from there at the next start (a restart's
+    recovery: fayd.llm.prefix_file)."""
     import numpy as np
+
+    warm = [*prefix, {"role": "user", "content": "Hi"}]
+    llm = engines.llm if isinstance(engines.llm, LocalLlm) and llm_cache is not None else None
+    keep = llm is not None and "llm" not in engines.problems
+    if keep and llm.recall_prefix(llm_cache, warm):
+        log.info("LLM: the prompt's prefix is taken from %s, not read again", llm_cache)
+        keep = False
+
+    def warm_llm() -> None:
+        # Also when the prefix was taken from the file: one token touches every weight.
+        engines.llm.chat(warm, max_tokens=1)
+        if keep:
+            try:
+                llm.keep_prefix(llm_cache, warm)
+            except OSError as exc:  # a full disk: the next start reads the prompt again
+                log.warning("LLM prefix cache not kept: %s", exc)
 
     jobs = {  # role: (Engines attribute, one inference)
         "asr": ("asr", lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32))),
         "tts": ("tts", lambda: b"".join(engines.tts.synthesize("Ready."))),
         "embed": ("embedder", lambda: engines.embedder.embed(["ready"])),
-        "llm": (
-            "llm",
-            lambda: engines.llm.chat([*prefix, {"role": "user", "content": "Hi"}], max_tokens=1),
-        ),
+        "llm": ("llm", warm_llm),
     }
     for role, (attribute, job) in jobs.items():
         if getattr(engines, attribute) is None or role in engines.problems:
