@@ -40,12 +40,16 @@ def write(path: Path, made_from: dict[str, Any], tokens: list[int], data: bytes)
     header["sha256"] = hashlib.sha256(data).hexdigest()
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
-    with part.open("wb") as f:
-        f.write(json.dumps(header).encode() + b"\n")
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    part.replace(path)
+    try:
+        with part.open("wb") as f:
+            f.write(json.dumps(header).encode() + b"\n")
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        part.replace(path)
+    except OSError:
+        part.unlink(missing_ok=True)  # a full disk keeps no half file
+        raise
 
 
 def read(path: Path, made_from: dict[str, Any]) -> tuple[list[int], bytes] | None:
