@@ -76,3 +76,25 @@ def test_trouble_tells_the_first_caregiver_at_once(make_daemon, posts) -> None:
     wait_for(lambda: len(posts.to("anna")) == 1, 30)
     [alert] = alerts(daemon)
     assert alert["state"] == "open"
+
+
+def test_the_person_hears_when_a_caregiver_has_taken_the_alert(make_daemon, posts) -> None:
+    """After "No, I feel dizzy" anna is told; when she acknowledges, mum hears it."""
+    daemon = daemon_with_rule(make_daemon, posts)
+
+    async def story() -> str:
+        async with daemon.sim("kitchen-1") as kitchen, daemon.sim("cuff-1") as cuff:
+            await kitchen.hello(roles=("mic", "speaker"), user="mum")
+            await cuff.hello(roles=("sensor",), user="mum")
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(add_rule, daemon)
+            await cuff.publish("event", encode(SensorEvent(1, "bp", time.time(), {"sys": 171})))
+            await heard(kitchen)  # the check-in
+            await kitchen.say_text("No, I feel dizzy")
+            await heard(kitchen)  # "I'm letting your family know right now."
+            await asyncio.to_thread(wait_for, lambda: len(posts.to("anna")) == 1, 30)
+            [alert] = await asyncio.to_thread(alerts, daemon)
+            await asyncio.to_thread(cli, daemon, "alerts", "ack", alert["id"], "--by", "anna")
+            return await heard(kitchen)
+
+    assert asyncio.run(story()) == "Anna has seen your alert."

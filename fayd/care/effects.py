@@ -18,6 +18,9 @@ from fayd.protocol import Alert
 log = logging.getLogger(__name__)
 
 IMPORTANCE = {"critical": 9.0, "warning": 7.0, "info": 4.0}
+#: Alerts the person knows of (they pressed, fell, called for help): they are told when a
+#: caregiver has taken it, as is anyone who was asked "are you all right?".
+RAISED_BY_THE_PERSON = {"panic", "fall", "emergency"}
 
 
 def frame(alert: dict[str, Any]) -> Alert:
@@ -75,6 +78,23 @@ class Effects:
             self._background(self._remember(what, alert))
         if what == "opened" and alert["step"] == ladder.CHECKIN:
             self._background(self._check_in(alert))
+
+    def taken(self, alert: dict[str, Any], who: str) -> None:
+        """A caregiver (``who``, as said to the person) acknowledged ``alert``: the person
+        hears it, if they know of the alert and fayd can speak to them."""
+        sensor = alert["detail"].get("sensor")
+        asked = alert["detail"].get("answer") not in (None, "skipped")
+        if self.announcer is None or not (sensor in RAISED_BY_THE_PERSON or asked):
+            return
+        line = f"{who} has seen your alert."
+        self._background(self._say(alert, line))
+
+    async def _say(self, alert: dict[str, Any], line: str) -> None:
+        assert self.announcer is not None
+        try:
+            await self.announcer.announce(alert["user"], line, urgent=True, kind="care")
+        except Exception as exc:
+            log.error("care alert %s: could not tell %s: %s", alert["id"], alert["user"], exc)
 
     def _background(self, work: Awaitable[None]) -> None:
         task = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]

@@ -216,8 +216,12 @@ class CareEngine:
     async def acknowledge(self, alert_id: str, by: str, state: str = "acknowledged") -> dict:
         """A caregiver (the API, the CLI, an MQTT ``ack``) took the alert: the ladder stops.
         ``state`` "resolved" closes it for good. LookupError: no such alert."""
+        before = await self.store.run(rec.alert, alert_id)
         done = await self.store.run(self.book.acknowledge, alert_id, by, state, self.clock())
         self.effects.changed(state, done)
+        if before is not None and before["state"] == "open" and done["state"] != "open":
+            caregivers = await self.store.run(rec.caregivers)
+            self.effects.taken(done, by.capitalize() if by in caregivers else "Your family")
         self.wake()
         return done
 
