@@ -107,6 +107,19 @@ def heard(text: str) -> tuple[str | None, dict[str, Any]]:
             {"who": "妈妈", "kind": "threshold", "sensor": "bp", "above": {"sys": 150, "dia": 95}},
         ),
         ("奶奶按了紧急按钮就通知我", {"who": "奶奶", "kind": "event", "sensor": "panic"}),
+        (
+            "tell me if mum hasn't moved for 3 hours",
+            {"who": "mum", "kind": "inactivity", "minutes": 180},
+        ),
+        (
+            "let me know if dad has been still for over an hour",
+            {"who": "dad", "kind": "inactivity", "minutes": 60},
+        ),
+        (
+            "tell me if there's no movement from gran for 90 minutes",
+            {"who": "gran", "kind": "inactivity", "minutes": 90},
+        ),
+        ("妈妈三个小时没动就告诉我", {"who": "妈妈", "kind": "inactivity", "minutes": 180}),
     ],
 )
 def test_a_rule_said_fills_its_slots(text: str, slots: dict[str, Any]) -> None:
@@ -334,3 +347,23 @@ async def test_said_in_chinese(talk: Exchange) -> None:
     assert [r["text"] for r in await talk.rules()] == [
         "mum: bp sys above 150 or dia above 95; warning; check-in → anna (10 min)"
     ]
+
+
+@pytest.mark.models
+async def test_no_movement_for_hours_is_an_inactivity_rule_in_the_day(talk: Exchange) -> None:
+    _, said = await talk.say("tell me if mum hasn't moved for 3 hours")
+    assert said == (
+        "I'll tell you, Anna, if Mum hasn't moved for 3 hours during the day "
+        "(from 8 o'clock in the morning to 10 o'clock at night). "
+        "I'll check with Mum first. Shall I keep that?"
+    )
+    await talk.say("yes")
+    [rule] = await talk.rules()
+    assert rule["kind"] == "inactivity" and rule["name"] == "mum-inactivity"
+    assert "180" in rule["text"] and "08:00-22:00" in rule["text"]
+    _, said = await talk.say("let me know if mum has been still for an hour")
+    assert said == (
+        "There's already a rule watching that for Mum: mum-inactivity. To change it, remove "
+        "that one first with: fayd care rules remove mum-inactivity."
+    )
+    assert len(await talk.rules()) == 1

@@ -34,6 +34,8 @@ EVENT = {
     "fall": ("falls (when the fall sensor detects it)", "摔倒（跌倒传感器发现时）"),
     "emergency": ("calls to me for help", "向我求救"),
 }
+#: An inactivity rule said in words watches the waking day: nights are for sleeping.
+DAYTIME = ("08:00", "22:00")
 UNIT = {"spo2": "%", "temperature": " degrees", "room_temperature": " degrees"}
 SIDE = {"above": ("above", "高于"), "below": ("below", "低于")}
 
@@ -73,9 +75,26 @@ def _limit(sensor: str, side: str, limit: dict[str, float], zh: bool) -> str:
     return f"{SIDE[side][zh]}{'' if zh else ' '}{limit['value']:g}{unit}"
 
 
+def _duration(minutes: float, zh: bool) -> str:
+    if zh:
+        return f"{minutes:g}分钟" if minutes < 60 else f"{minutes / 60:g}个小时"
+    if minutes == 30:
+        return "half an hour"
+    if minutes == 60:
+        return "an hour"
+    return f"{minutes:g} minutes" if minutes < 60 or minutes % 30 else f"{minutes / 60:g} hours"
+
+
 def _condition(args: dict[str, Any], who: str, draft: RuleDraft | None, zh: bool) -> str:
     """The rule as a caregiver would say it, after "I'll tell you if" (如果…就告诉你)."""
     kind, sensor, room = args.get("kind"), args.get("sensor", ""), args.get("room")
+    if kind == "inactivity":
+        clock = words.clock_zh if zh else words.clock_en
+        start, end = (clock(time.fromisoformat(t)) for t in DAYTIME)
+        length = _duration(float(args.get("minutes") or 0), zh)
+        if zh:
+            return f"{who}在白天（{start}到{end}）{length}没有活动"
+        return f"{who} hasn't moved for {length} during the day (from {start} to {end})"
     if kind == "missing":
         by = args.get("by")
         at = words.hhmm(by, "zh" if zh else "en") if isinstance(by, time) else ""
@@ -107,6 +126,8 @@ def _missing(args: dict[str, Any]) -> str | None:
         return "who"
     if args["kind"] == "missing" and not isinstance(args.get("by"), time):
         return "by"
+    if args["kind"] == "inactivity" and not args.get("minutes"):
+        return "for"
     if args["kind"] == "threshold" and not (args.get("above") or args.get("below")):
         return "limit"
     return None
@@ -117,6 +138,7 @@ GAP = {
     "what": ("what to watch for", "要注意什么"),
     "who": ("who to watch over", "要照看谁"),
     "by": ("the time: by when", "到几点为止"),
+    "for": ("for how long", "多长时间"),
     "limit": (
         "the limit, as a number (like 'over 150/95' or 'below 16 degrees')",
         "界限的数字（比如“超过150/95”或“低于16度”）",
@@ -125,6 +147,8 @@ GAP = {
 
 
 def _spec(args: dict[str, Any]) -> dict[str, Any]:
+    if args["kind"] == "inactivity":
+        return {"minutes": args["minutes"], "between": list(DAYTIME)}
     spec: dict[str, Any] = {"sensor": args["sensor"]}
     if args["kind"] == "missing":
         spec["by"] = f"{args['by']:%H:%M}"
@@ -132,6 +156,9 @@ def _spec(args: dict[str, Any]) -> dict[str, Any]:
         spec["above"] = args.get("above") or {}
         spec["below"] = args.get("below") or {}
     return spec
+
+
+_OVERLAPS = re.compile(r"overlaps rule '([^']+)'")
 
 
 def _refusal(draft: RuleDraft, caregiver: str, who: str, zh: bool) -> str:
@@ -151,6 +178,17 @@ def _refusal(draft: RuleDraft, caregiver: str, who: str, zh: bool) -> str:
         if zh:
             return f"我这里没有叫{who}的家人，所以没法照看。"
         return f"I have no one called {who} in the household, so I can't watch over them."
+    if (same := _OVERLAPS.match(draft.reason)) is not None:
+        name = same.group(1)
+        if zh:
+            return (
+                f"已经有一条照看{who}这件事的规则了：{name}。"
+                f"要改的话，先删掉它：fayd care rules remove {name}。"
+            )
+        return (
+            f"There's already a rule watching that for {who}: {name}. To change it, remove "
+            f"that one first with: fayd care rules remove {name}."
+        )
     if zh:
         return f"对不起，这条规则我不能保存：{draft.reason}。"
     return f"I'm sorry, I can't keep that rule: {draft.reason}."
@@ -229,15 +267,16 @@ SKILLS = [
     Skill(
         "care_rule",
         "A caregiver asks to be told when something happens to a household member (no "
-        "movement by a time, a reading over a limit, an alarm press or fall); read back and "
-        "kept on yes.",
+        "movement by a time or for hours, a reading over a limit, an alarm press or fall); "
+        "read back and kept on yes.",
         {
             "type": "object",
             "properties": {
                 "who": {"type": "string", "maxLength": 64},
-                "kind": {"enum": ["missing", "threshold", "event"]},
+                "kind": {"enum": ["missing", "inactivity", "threshold", "event"]},
                 "sensor": {"type": "string", "maxLength": 64},
                 "by": _HHMM,
+                "minutes": {"type": "number", "exclusiveMinimum": 0, "maximum": 1440},
                 "room": {"type": "string", "maxLength": 64},
                 "above": _LIMITS,
                 "below": _LIMITS,

@@ -35,7 +35,7 @@ _MISSING = (
     r" ?(moved|up|stirred|about|out of bed|in the|into the|been in|been into|been up|"
     r"moving|got up|gotten up|come down|downstairs|"
     r"(done|checked|measured|taken|had) (her|his|their) (blood pressure|bp)( taken| done| checked)?)"
-    r"|\bno (movement|motion|sign of (her|him|them|life))\b"
+    r"|\bno (movement|motion|sign of (her|him|them|life))\b|\b(been|stayed|kept) still\b"
 )
 _PANIC = (
     r"\b(press(es|ed)?|push(es|ed)?|hits?|uses?|sets? off|pulls?)\b.{0,20}"
@@ -63,7 +63,7 @@ _TELL_ME = (
 CUES = [
     rf"{_TELL_ME}\b.{{0,16}}\b(if|when|in case|should)\b(?=.*{_CONDITION})",
     rf"^((so|and|fay|please)[ ,]+)*(if|when|should)\b.*{_CONDITION}.*{_TELL_ME}\b",
-    rf"{FAMILY_ZH}.{{0,12}}(还没|没有|超过|高于|低于|摔倒|跌倒|摔了|按).{{0,20}}"
+    rf"{FAMILY_ZH}.{{0,12}}(还没|没有|没动|没活动|超过|高于|低于|摔倒|跌倒|摔了|按).{{0,20}}"
     r"(告诉我|通知我|跟我说|让我知道|叫我)",
 ]
 
@@ -74,6 +74,7 @@ _NOT_A_PERSON = frozenset(
 _WHO = re.compile(
     r"\b(?:if|when|in case|should)\s+(?:my |our )?(?P<who>[a-z]+)(?:'s)?\b"
     rf"|\b(?:my |our )?(?P<owner>{FAMILY}|[a-z]+)'s (?:{ROOMS}|house|flat|home|place|room)\b"
+    rf"|\b(?:from|of) (?:my |our )?(?P<kin>{FAMILY})\b"
 )
 _ROOM = re.compile(rf"\b(?:in|into|to|of) (?:the |her |his |their |\w+'s )?{ROOMS}\b|\b{ROOMS}\b")
 _NUMBER = r"(?P<a>\d{1,3}(?:\.\d)?)"
@@ -83,6 +84,20 @@ _LIMIT = re.compile(
 _LIMIT_ZH = re.compile(
     rf"(?P<dir>超过|高于|高过|大于|低于|小于|不到|低过){_NUMBER}(?:/(?P<b>\d{{2,3}}))?"
 )
+#: How long without moving: "for 3 hours", "for over an hour", "for half an hour", 三个小时.
+_FOR = re.compile(
+    r"\bfor (?:more than |over |longer than |at least )?(?P<n>\d{1,3}(?:\.5)?|an?|one|two|"
+    r"three|four|five|six|seven|eight|nine|ten|twelve|half an) (?P<unit>hours?|hrs?|minutes?|mins?)\b"
+)
+_FOR_ZH = re.compile(
+    r"(?P<n>\d{1,3}|半|一|两|二|三|四|五|六|七|八|九|十|十二)个?(?P<unit>小时|钟头|分钟)"
+)
+_COUNT = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "half an": 0.5,
+    "半": 0.5, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+    "九": 9, "十": 10, "十二": 12,
+}  # fmt: skip
 _BELOW = re.compile(
     r"under|below|lower|less|drop|dip|falls? below|cold|cool|chilly|low|低于|小于|不到|低过"
 )
@@ -137,12 +152,22 @@ def _by(text: str, now: datetime, lang: str) -> time | None:
     return None
 
 
+def _minutes(low: str, lang: str) -> float | None:
+    """ "for 3 hours" → 180; None when no length of time was said."""
+    found = (_FOR_ZH if lang == "zh" else _FOR).search(low)
+    if found is None:
+        return None
+    n = found.group("n")
+    count = float(n) if n[0].isdigit() else _COUNT[n]
+    return count * (1 if found.group("unit").startswith(("min", "分")) else 60)
+
+
 def _who(low: str, lang: str) -> str | None:
     if lang == "zh":
         found = re.search(FAMILY_ZH, low)
         return found.group(0) if found else None
     for m in _WHO.finditer(low):
-        name = m.group("who") or m.group("owner")
+        name = m.group("who") or m.group("owner") or m.group("kin")
         if name and name not in _NOT_A_PERSON:
             return name
     return None
@@ -156,7 +181,8 @@ def _room(low: str, lang: str) -> str | None:
 
 
 def care_rule_slots(text: str, now: datetime, lang: str) -> dict[str, Any]:
-    """who, kind (missing/threshold/event), sensor, by, room, above/below — what was said."""
+    """who, kind (missing/inactivity/threshold/event), sensor, by, minutes, room,
+    above/below — what was said."""
     low = _lower(text)
     slots: dict[str, Any] = {}
     if (who := _who(low, lang)) is not None:
@@ -168,11 +194,14 @@ def care_rule_slots(text: str, now: datetime, lang: str) -> dict[str, Any]:
         slots.update(kind="event", sensor="fall")
     elif re.search(_HELP, low) or "求救" in low:
         slots.update(kind="event", sensor="emergency")
-    elif re.search(_MISSING, low) or re.search(r"还没|没有(起床|动|活动|起来|进|去)", low):
+    elif re.search(_MISSING, low) or re.search(r"还没|没有?(起床|动|活动|起来|进|去)", low):
         bp = re.search(r"blood pressure|\bbp\b|血压", low)
-        slots.update(kind="missing", sensor="bp" if bp else "motion")
-        if (by := _by(text, now, lang)) is not None:
-            slots["by"] = by
+        if not bp and (minutes := _minutes(low, lang)) is not None:
+            slots.update(kind="inactivity", minutes=minutes)  # still for so long
+        else:
+            slots.update(kind="missing", sensor="bp" if bp else "motion")
+            if (by := _by(text, now, lang)) is not None:
+                slots["by"] = by
     elif (sensor := _sensor(low, room)) is not None:
         slots.update(kind="threshold", sensor=sensor, **_limits(low, sensor, lang))
     if room is not None and slots.get("sensor") in ("motion", "room_temperature"):
