@@ -98,16 +98,35 @@ def day(d: date, lang: str) -> str:
 
 
 def moment(at: datetime, now: datetime, lang: str) -> str:
-    """A moment relative to today, as said: "today at half past 3 in the afternoon",
-    "tomorrow at 8 o'clock in the morning", "on Sunday 6th December at 5 o'clock …"."""
+    """A moment relative to today, as said after "until": "half past 3 this afternoon",
+    "8 o'clock tomorrow morning", "noon tomorrow", "Sunday 6th December at 5 o'clock in the
+    morning"."""
     days = (at.date() - now.date()).days
     if lang == "zh":
         when = {0: "今天", 1: "明天", 2: "后天"}.get(days, f"{at.month}月{at.day}日")
         return f"{when}{clock_zh(at.time())}"
-    when = {0: "today", 1: "tomorrow"}.get(days)
-    if when is None:
-        when = f"on {at:%A} {at.day}{_ORDINAL.get(at.day, 'th')} {at:%B}"
-    return f"{when} at {clock_en(at.time())}"
+    said = clock_en(at.time())
+    part = part_of_day(at.hour)
+    if days == 1 and at.hour < 5 and now.hour >= 5:  # the small hours after this evening
+        return f"{said.removesuffix(part).rstrip()} tonight"
+    if days in (0, 1) and said.endswith(part):
+        bare = said.removesuffix(part).rstrip()
+        if days == 0:
+            return f"{bare} {'this morning' if at.hour < 5 else _TODAY[part]}"
+        return f"{bare} {_TOMORROW[part]}"
+    if days in (0, 1):  # noon, midnight
+        return f"{said} {'today' if days == 0 else 'tomorrow'}"
+    return f"{at:%A} {at.day}{_ORDINAL.get(at.day, 'th')} {at:%B} at {said}"
+
+
+_TODAY = {
+    "in the morning": "this morning",
+    "in the afternoon": "this afternoon",
+    "in the evening": "this evening",
+    "at night": "tonight",
+}
+_TOMORROW = {part: "tomorrow " + when.split()[-1] for part, when in _TODAY.items()}
+_TOMORROW["at night"] = "tomorrow night"
 
 
 def duration(seconds: int, lang: str) -> str:
