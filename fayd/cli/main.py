@@ -250,6 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     d = sim.add_parser("device", help="a device that speaks a WAV and saves what it hears")
     d.add_argument("--wav", help="speech to send as the microphone (any rate, mono/stereo)")
     d.add_argument("--text", help="send this text instead of audio")
+    d.add_argument(
+        "--event",
+        help="be a sensor: send one event, e.g. panic, fall or bp,sys=171,dia=99",
+    )
+    d.add_argument("--user", help="the household member the device belongs to")
     d.add_argument("--out", default="sim-out", help="folder for reply.wav and frames.jsonl")
     d.add_argument("--id", default="sim-1", help="device id")
     d.add_argument("--broker", help="mqtt://host:port (default: the running daemon's)")

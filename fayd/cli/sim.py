@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import secrets
+import time
 import wave
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from fayd.cli.failures import UsageError
 from fayd.config import Config
 from fayd.devices.simulator import SimDevice, frames_jsonl
 from fayd.errors import FaydError
+from fayd.protocol import Ack, SensorEvent, encode
 from fayd.speech.audio import read_wav, resample, write_wav
 
 #: How to make a WAV fayd can read, for the error that says it could not.
@@ -41,6 +45,36 @@ def load_speech(path: str) -> np.ndarray:
     return np.concatenate([samples, np.zeros(16000, dtype=np.float32)])
 
 
+def parse_event(said: str) -> SensorEvent:
+    """``panic`` or ``bp,sys=171,dia=99`` or ``door,open=true``: a sensor and its data
+    (numbers and true/false as such, the rest as text)."""
+    sensor, *pairs = [part.strip() for part in said.split(",")]
+    data: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--event: {pair!r} is not key=value (e.g. bp,sys=171,dia=99)")
+        try:
+            data[key] = json.loads(raw)
+        except ValueError:
+            data[key] = raw
+    if not sensor:
+        raise UsageError("--event: name the sensor first (e.g. panic, or bp,sys=171,dia=99)")
+    # A fresh epoch: each run is a new series, never taken for a replay of the last one.
+    return SensorEvent(1, sensor, time.time(), data, epoch=secrets.token_hex(4))
+
+
+async def send_event(device: SimDevice, event: SensorEvent) -> str:
+    """Publish ``event`` as a sensor device would, and wait for fayd's acknowledgement."""
+    await device.publish("event", encode(event))
+    while True:
+        kind, frame, _ = await device.received.get()
+        if kind == "ack" and isinstance(frame, Ack) and frame.ref == str(event.seq):
+            return "stored" if frame.ok and not frame.detail else (frame.detail or "refused")
+        if kind == "error":
+            return f"refused: {getattr(frame, 'message', frame)}"
+
+
 async def run_sim(cfg: Config, args: argparse.Namespace, speech: np.ndarray | None) -> int:
     url = args.broker or runtime(cfg)["mqtt"]
     out = Path(args.out)
@@ -50,7 +84,14 @@ async def run_sim(cfg: Config, args: argparse.Namespace, speech: np.ndarray | No
     password = mqtt_password(secret)
     # Leaving the block says the device is offline (as a real one's last will would).
     async with SimDevice(url, args.id, cfg.mqtt.prefix, password) as device:
-        await device.hello()
+        if args.event:
+            await device.hello(roles=("sensor",), user=args.user)
+            event = parse_event(args.event)
+            async with asyncio.timeout(args.timeout):
+                said = await send_event(device, event)
+            print(f"{args.id}: {event.sensor} {json.dumps(event.data)}: {said}")
+            return 0 if said == "stored" else 1
+        await device.hello(user=args.user)
         if speech is None:
             await device.say_text(args.text)
         else:
@@ -68,9 +109,11 @@ async def run_sim(cfg: Config, args: argparse.Namespace, speech: np.ndarray | No
 
 
 def sim_device(cfg: Config, args: argparse.Namespace) -> int:
-    if not args.text and not args.wav:
-        raise UsageError("sim device: give --wav FILE (or --text TEXT)")
-    speech = None if args.text else load_speech(args.wav)  # before connecting to anything
+    if not args.text and not args.wav and not args.event:
+        raise UsageError("sim device: give --wav FILE (or --text TEXT, or --event SENSOR)")
+    if args.event:
+        parse_event(args.event)  # a typo is said before connecting to anything
+    speech = None if args.text or args.event else load_speech(args.wav)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     try:
         return asyncio.run(run_sim(cfg, args, speech))
