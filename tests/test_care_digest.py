@@ -397,6 +397,11 @@ async def test_a_caregiver_asking_how_mum_was_today_hears_the_digest(
     intent, said = await ask("how was dad yesterday")
     assert said.startswith("Dad's day, Sunday 31 May 2026\n\nA quiet day")
     assert (await ask("How was your day?"))[0] != "care.day"
+    # A name: her digest when the household has her; the model's to answer when not.
+    house.device("chair-9", "rose")
+    intent, said = await ask("How was Rose today?")
+    assert said == await digest.text("rose", DAY) and said.startswith("Rose's day")
+    assert await ask("how was bingo today") == ("chitchat", "")
 
 
 async def test_each_person_at_their_own_time_or_not_at_all(house: Household, posts: Posts) -> None:

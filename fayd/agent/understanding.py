@@ -7,16 +7,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from fayd.agent.expect import Expectations
 from fayd.agent.ports import CareDays, CareRules, Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
+from fayd.agent.understand.cues import named_day
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
-from fayd.agent.understand.text import language
+from fayd.agent.understand.text import language, normalize
 from fayd.agent.understand.times import Ambiguous, Impossible
 from fayd.agent.understand.told import Listening
 from fayd.memory import Memory
@@ -120,6 +121,8 @@ class Understanding:
         told = self._listening.follow_up((user, device), decision, question, time.monotonic())
         if told is not None:  # what the person tells after a loss or a low mood
             return await self._small_talk(decision.lang, told, user, device)
+        if decision.intent == "chitchat" and (day := await self._named_day(question)):
+            return day
         if decision.intent == "chitchat" and decision.via == "smalltalk":
             return await self._small_talk(decision.lang, decision.slots, user, device)
         if decision.intent == "answer":
@@ -141,6 +144,19 @@ class Understanding:
         except SkillError as exc:
             log.error("skill for %s failed: %s", decision.intent, exc)
             return Outcome(_sorry(decision.lang))
+
+    async def _named_day(self, question: str) -> Outcome | None:
+        """ "How was Rose today?" when the household has a Rose: her digest (else None: the
+        model answers, as for "how was bingo today?")."""
+        asked = named_day(normalize(question)) if self.days is not None else None
+        if asked is None or self.days is None:
+            return None
+        name, which = asked
+        day = self.now().date() - timedelta(days=1 if which == "yesterday" else 0)
+        text = await self.days.about(name, day)
+        if text is None:
+            return None
+        return Outcome(text, detail={"digest": name, "day": day.isoformat()})
 
     def _ask_or_refuse(
         self, decision: Decision, args: dict[str, Any], user: str, device: str

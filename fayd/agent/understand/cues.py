@@ -271,6 +271,22 @@ def fits_mood(intent: str, text: str) -> bool:
     return not (intent in NOT_THEIRS and _THIRD_PERSON.search(text))
 
 
+#: "How was Rose today?": someone's day by name. Not a cue of its own (any word fits the
+#: name): the turn is care.day only when the household has someone called that.
+_NAMED_DAY = re.compile(
+    r"^((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did) (?P<name>[a-z]{2,30})"
+    r"(?:'s)?( been| doing| getting on| get on| do)? (?P<day>today|yesterday|day)\b"
+)
+
+
+def named_day(text: str) -> tuple[str, str] | None:
+    """(name, "today"/"yesterday") of "how was Rose today?" (normalized), else None."""
+    found = _NAMED_DAY.search(text)
+    if found is None or found.group("name") in ("you", "your", "it", "that", "this", "the"):
+        return None
+    return found.group("name"), "yesterday" if found.group("day") == "yesterday" else "today"
+
+
 def cue(text: str) -> str | None:
     """The intent whose cue phrases ``text`` (normalized) holds, by ORDER; None if none."""
     for intent in ORDER:
