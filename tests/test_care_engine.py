@@ -264,7 +264,7 @@ async def test_silence_escalates_to_the_first_caregiver_then_the_second_until_ac
     await step(eng)
     # Each told once more (it is taken care of), nobody told again about the alert itself.
     assert [len(posts.to("anna")), len(posts.to("ben"))] == [2, 2]
-    assert posts.to("anna")[-1]["message"].startswith("Taken care of — mum:")
+    assert posts.to("anna")[-1]["message"].startswith("Taken care of — Mum:")
     assert "(acknowledged by ben)" in posts.to("anna")[-1]["message"]
     states = [f.state for f in frames.sent if f.id == alert["id"]]
     assert states[0] == "open" and states[-1] == "acknowledged"
@@ -318,7 +318,7 @@ async def test_a_notification_reaches_a_real_smtp_server(house: Household) -> No
         house.event("cuff-1", "bp", at(1, "08:00"), sys=171, dia=99)
         await step(eng)
         [mail] = mails.received
-        assert mail["To"] == "anna@home.lan" and "alert for mum" in mail["Subject"]
+        assert mail["To"] == "anna@home.lan" and "alert for Mum" in mail["Subject"]
         text = "".join(
             part.get_payload(decode=True).decode()
             for part in mail.walk()

@@ -113,7 +113,7 @@ class AlertBook:
                 step,
                 alert["detail"].get("answer", ""),
             )
-            title = f"fayd: {alert['severity']} alert for {alert['user']}"
+            title = ladder.title(alert["severity"], alert["user"])
             self.queue(db, alert["id"], step, who, title, body, now)
             until = now + ack_s
             log.warning("care alert %s: telling %s (rung %d)", alert["id"], who, step + 1)
@@ -159,7 +159,9 @@ class AlertBook:
         told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
         note = ladder.closing(alert["user"], alert["text"], state, why)
         for who in sorted(told):
-            self.queue(db, alert["id"], ladder.CLOSING, who, f"fayd: {state}", note, now)
+            ending = "taken care of" if state == "acknowledged" else "all clear"
+            title = f"fayd: {ending} for {ladder.named(alert['user'])}"
+            self.queue(db, alert["id"], ladder.CLOSING, who, title, note, now)
         log.warning("care alert %s %s: %s", alert["id"], state, why)
         return {**alert, "state": state, "step_until": None, "closed_at": now, "closed_by": why}
 

@@ -54,11 +54,25 @@ def question(rule: Rule, text: str) -> str:
     return "I noticed something I want to check with you. Are you all right?"
 
 
+def named(user: str) -> str:
+    """A household member as a caregiver reads them: "rose" → "Rose"."""
+    return user[:1].upper() + user[1:]
+
+
+#: A notification's title by the alert's severity.
+TITLE = {"critical": "fayd: urgent alert for {}", "warning": "fayd: alert for {}"}
+
+
+def title(severity: str, user: str) -> str:
+    return TITLE.get(severity, "fayd: note about {}").format(named(user))
+
+
 def notice(
     alert: str, user: str, text: str, at: float, zone: tzinfo, step: int, answer: str
 ) -> str:
     """What a caregiver receives: who, what, when, and what fayd did first."""
     when = datetime.fromtimestamp(at, zone)
+    user = named(user)
     said = {
         "silence": f"I asked {user} if all was well and heard no answer.",
         "trouble": f"I asked {user} if all was well; the answer was not reassuring.",
@@ -72,5 +86,5 @@ def notice(
 def closing(user: str, text: str, state: str, how: str) -> str:
     """The note to everyone already told when an alert ends or is taken."""
     if state == "acknowledged":
-        return f"Taken care of — {user}: {text} ({how})."
-    return f"All clear for {user}: {text} — {how}."
+        return f"Taken care of — {named(user)}: {text} ({how})."
+    return f"All clear for {named(user)}: {text} — {how}."
