@@ -106,7 +106,9 @@ async def test_overlapping_rules_are_refused(eng: Any) -> None:
     await admin.handle(
         eng, "rules.add", rule(name="bp-low", spec={"sensor": "bp", "below": {"sys": 90}})
     )
-    assert [r.name for r in await eng.store.run(rec.rules)] == ["bp-high", "bp-low"]
+    # (mum-help: with mum's first rule, her calls for help go to its caregivers too)
+    names = [r.name for r in await eng.store.run(rec.rules)]
+    assert names == ["bp-high", "mum-help", "bp-low"]
 
 
 async def test_a_caregiver_url_apprise_cannot_use_is_refused_and_nothing_kept(eng: Any) -> None:
@@ -143,3 +145,31 @@ async def test_a_caregiver_on_a_ladder_cannot_be_removed(eng: Any) -> None:
 )
 def test_check_in_answers(answer: str | None, meaning: str) -> None:
     assert understood(answer) == meaning
+
+
+async def test_a_persons_first_rule_sends_their_calls_for_help_to_its_caregivers(
+    eng: Any,
+) -> None:
+    await anna(eng)
+    names = lambda: eng.store.run(rec.rules)  # noqa: E731
+    # A check-in alone tells nobody: no call-for-help rule comes with it.
+    done = await admin.handle(eng, "rules.add", rule(ladder=[], checkin=True))
+    assert done["also"] is None
+    await admin.handle(eng, "rules.remove", {"name": "bp-high"})
+    done = await admin.handle(eng, "rules.add", rule(ladder=[["anna", 300]]))
+    assert done["also"] == {
+        "name": "mum-help",
+        "user": "mum",
+        "kind": "event",
+        "text": "mum: emergency; critical; anna (5 min)",
+    }
+    eng.wake()
+    await eng.step()
+    assert eng.will_tell("mum")  # "I've fallen" now says "I'm letting your family know"
+    # Removed, it stays removed: only a person's first rule brings it.
+    await admin.handle(eng, "rules.remove", {"name": "mum-help"})
+    done = await admin.handle(
+        eng, "rules.add", rule(name="bp-low", spec={"sensor": "bp", "below": {"sys": 90}})
+    )
+    assert done["also"] is None
+    assert [r.name for r in await names()] == ["bp-high", "bp-low"]

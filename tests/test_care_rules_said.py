@@ -249,14 +249,23 @@ async def test_read_back_then_kept_on_yes(talk: Exchange) -> None:
     assert await talk.rules() == []  # nothing until "yes"
     intent, said = await talk.say("yes")
     assert intent == "answer"
-    assert said.startswith("Done: I'll tell you if Mum hasn't moved by 10:00 in the morning.")
+    assert said == (
+        "Done: I'll tell you if Mum hasn't moved by 10:00 in the morning. It's kept as the "
+        "care rule mum-motion-by-1000. If Mum calls to me for help, I'll tell you too."
+    )
     assert await talk.rules() == [
         {
             "name": "mum-motion-by-1000",
             "user": "mum",
             "kind": "missing",
             "text": "mum: no motion by 10:00; warning; check-in → anna (10 min)",
-        }
+        },
+        {  # mum's first rule: her calls for help go to anna too
+            "name": "mum-help",
+            "user": "mum",
+            "kind": "event",
+            "text": "mum: emergency; critical; anna (10 min)",
+        },
     ]
     talk.clock.now = at(2, "10:30")  # the next morning, no movement: it would alert
     tried = await admin.rules_test(talk.engine, {"name": "mum-motion-by-1000"})
@@ -289,6 +298,7 @@ async def test_each_kind_with_its_sensor(talk: Exchange) -> None:
     await talk.say("yes")
     assert [r["text"] for r in await talk.rules()] == [
         "mum: no motion from kitchen-1 by 10:00; warning; check-in → anna (10 min)",
+        "mum: emergency; critical; anna (10 min)",  # with her first rule, once
         "mum: bp sys above 150 or dia above 95; warning; check-in → anna (10 min)",
         "mum: room_temperature value below 16; warning; check-in → anna (10 min)",
         "mum: panic; critical; anna (10 min)",
@@ -327,7 +337,7 @@ async def test_a_rule_that_became_wrong_before_yes_is_refused_whole(talk: Exchan
         "I'm sorry, I couldn't keep it: overlaps rule 'mine': both watch motion for mum; "
         "change or remove 'mine' first."
     )
-    assert [r["name"] for r in await talk.rules()] == ["mine"]
+    assert [r["name"] for r in await talk.rules()] == ["mine", "mum-help"]
 
 
 @pytest.mark.models
@@ -345,7 +355,8 @@ async def test_said_in_chinese(talk: Exchange) -> None:
     intent, said = await talk.say("好的")
     assert intent == "answer" and said.startswith("好了：如果妈妈的血压高于150/95")
     assert [r["text"] for r in await talk.rules()] == [
-        "mum: bp sys above 150 or dia above 95; warning; check-in → anna (10 min)"
+        "mum: bp sys above 150 or dia above 95; warning; check-in → anna (10 min)",
+        "mum: emergency; critical; anna (10 min)",
     ]
 
 
@@ -358,7 +369,7 @@ async def test_no_movement_for_hours_is_an_inactivity_rule_in_the_day(talk: Exch
         "I'll check with Mum first. Shall I keep that?"
     )
     await talk.say("yes")
-    [rule] = await talk.rules()
+    rule, _ = await talk.rules()
     assert rule["kind"] == "inactivity" and rule["name"] == "mum-inactivity"
     assert "180" in rule["text"] and "08:00-22:00" in rule["text"]
     _, said = await talk.say("let me know if mum has been still for an hour")
@@ -366,4 +377,4 @@ async def test_no_movement_for_hours_is_an_inactivity_rule_in_the_day(talk: Exch
         "There's already a rule watching that for Mum: mum-inactivity. To change it, remove "
         "that one first with: fayd care rules remove mum-inactivity."
     )
-    assert len(await talk.rules()) == 1
+    assert len(await talk.rules()) == 2

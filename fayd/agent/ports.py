@@ -62,9 +62,10 @@ class CareRules(Protocol):
         of the room's sensor), told to ``caregiver``; nothing is stored."""
         ...
 
-    async def add(self, rule: dict[str, Any]) -> str:
-        """Keep a drafted rule (checked again, one transaction); its name. A FaydError with
-        one line when it is refused now."""
+    async def add(self, rule: dict[str, Any]) -> list[str]:
+        """Keep a drafted rule (checked again, one transaction); the names kept: its own, and
+        with a person's first rule, the rule that sends their calls for help to the same
+        caregivers. A FaydError with one line when it is refused now."""
         ...
 
 

@@ -13,7 +13,7 @@ import sqlite_utils
 
 from fayd.care import records as rec
 from fayd.care.daily import DailyDigest
-from fayd.care.engine import CareEngine
+from fayd.care.engine import EMERGENCY, CareEngine
 from fayd.care.evaluate import Fire, on_event, on_tick
 from fayd.care.notify import checked, shown
 from fayd.care.ports import Digests
@@ -64,15 +64,44 @@ async def rules_list(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]
 
 
 async def rules_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
-    def add(db: sqlite_utils.Database) -> Rule:
-        known = rec.known(db, engine.effects.default_user)
-        rule = check_rule(body, known, engine.clock())
-        rec.add_rule(db, rule)
-        return rule
+    """The rule; and with a person's first rule that tells caregivers, a call for help said
+    aloud ("I've fallen", "my chest hurts") goes to the same caregivers too: a rule of its
+    own (``<user>-help``), said in the answer and removable like any other."""
 
-    rule = await engine.store.run(add)
+    def add(db: sqlite_utils.Database) -> tuple[Rule, Rule | None]:
+        known = rec.known(db, engine.effects.default_user)
+        now = engine.clock()
+        rule = check_rule(body, known, now)
+        first = not any(r.user == rule.user for r in known.rules)
+        rec.add_rule(db, rule)
+        if not (first and rule.ladder) or _watches_calls_for_help(rule):
+            return rule, None
+        help_body = {
+            "name": _free_name(f"{rule.user}-help", known),
+            "user": rule.user,
+            "kind": "event",
+            "spec": {"sensor": EMERGENCY},
+            "ladder": [[who, ack_s] for who, ack_s in rule.ladder],
+        }
+        helper = check_rule(help_body, rec.known(db, engine.effects.default_user), now)
+        rec.add_rule(db, helper)
+        return rule, helper
+
+    rule, helper = await engine.store.run(add)
     engine.wake()
-    return {"added": _rule_row(rule)}
+    return {"added": _rule_row(rule), "also": _rule_row(helper) if helper else None}
+
+
+def _watches_calls_for_help(rule: Rule) -> bool:
+    return rule.kind == "event" and rule.spec.get("sensor") == EMERGENCY
+
+
+def _free_name(base: str, known: Any) -> str:
+    taken = {r.name for r in known.rules}
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
 
 
 async def rules_remove(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:

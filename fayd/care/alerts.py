@@ -162,7 +162,7 @@ class AlertBook:
             ending = "taken care of" if state == "acknowledged" else "all clear"
             title = f"fayd: {ending} for {ladder.named(alert['user'])}"
             self.queue(db, alert["id"], ladder.CLOSING, who, title, note, now)
-        log.warning("care alert %s %s: %s", alert["id"], state, why)
+        log.info("care alert %s %s: %s", alert["id"], state, why)
         return {**alert, "state": state, "step_until": None, "closed_at": now, "closed_by": why}
 
     def answer(

@@ -211,6 +211,11 @@ def show(op: str, done: dict[str, Any]) -> None:
             print("no care rules yet: fayd care rules add NAME --user … --kind …")
     elif op == "rules.add":
         print(f"kept rule {done['added']['name']}: {done['added']['text']}")
+        if also := done.get("also"):
+            print(
+                f"kept rule {also['name']}: {also['text']} (a call for help said aloud goes to"
+                f" the same caregivers; fayd care rules remove {also['name']} if it should not)"
+            )
     elif op == "rules.test":
         said = done["would_alert"]
         print("\n".join(f"would alert: {s}" for s in said) or "quiet: it would not alert now")

@@ -95,6 +95,6 @@ class RulesInWords:
 
         return await self.engine.store.run(resolve)
 
-    async def add(self, rule: dict[str, Any]) -> str:
+    async def add(self, rule: dict[str, Any]) -> list[str]:
         added = await admin.rules_add(self.engine, rule)
-        return str(added["added"]["name"])
+        return [str(r["name"]) for r in (added["added"], added["also"]) if r]

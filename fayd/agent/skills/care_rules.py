@@ -248,13 +248,15 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
             return "好的，我没有保存。" if zh else "All right, I haven't kept it."
         assert ctx.rules is not None and draft.rule is not None
         try:
-            name = await ctx.rules.add(draft.rule)
+            name, *also = await ctx.rules.add(draft.rule)
         except FaydError as exc:
             log.info("care rule said by %s refused: %s", ctx.user, exc)
             return f"对不起，没能保存：{exc}。" if zh else f"I'm sorry, I couldn't keep it: {exc}."
         if zh:
-            return f"好了：如果{condition}，我会{now}告诉你。规则名是{name}。"
-        return f"Done: I'll tell you {now}if {condition}. It's kept as the care rule {name}."
+            helps = f"{who}向我求救时，我也会告诉你。" if also else ""
+            return f"好了：如果{condition}，我会{now}告诉你。规则名是{name}。{helps}"
+        helps = f" If {who} calls to me for help, I'll tell you too." if also else ""
+        return f"Done: I'll tell you {now}if {condition}. It's kept as the care rule {name}.{helps}"
 
     ctx.expect.expect(ctx.user, keep_or_not, then)
     said = readback + ("要保存吗？" if zh else " Shall I keep that?")
