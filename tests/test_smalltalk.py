@@ -182,3 +182,30 @@ async def test_what_is_told_after_a_loss_is_listened_to(house: House) -> None:
 async def test_questions_about_fay_herself_are_answered_honestly(house: House) -> None:
     decision, said = await house.ask("What did you have for breakfast?")
     assert decision.slots["topic"] == "about_me" and "computer" in said.say
+
+
+@pytest.mark.models
+async def test_a_visit_to_come_is_looked_forward_to_not_asked_about(house: House) -> None:
+    """ "My son is visiting on Friday" was answered "What did you and your son talk about?"."""
+    for said in (
+        "My daughter Anna is coming on Sunday",
+        "my son is visiting on Friday",
+        "my grandson's coming for tea tomorrow",
+    ):
+        decision, answer = await house.ask(said)
+        assert decision.slots.get("coming") is True, said
+        assert "did you" not in answer.say and "forward" in answer.say + "together", answer.say
+    decision, answer = await house.ask("My daughter came to see me yesterday")
+    assert "coming" not in decision.slots and "forward" not in answer.say
+
+
+
+@pytest.mark.models
+async def test_who_is_coming_is_asked_of_memory_not_the_calendar(house: House) -> None:
+    """ "Who is coming on Sunday?" was answered "Today is Tuesday 1st December 2026."."""
+    decision, answer = await house.ask("Who is coming on Sunday?")
+    assert decision.intent == "memory.recall", decision
+    decision, answer = await house.ask("What's happening on Sunday?")
+    assert decision.intent != "clock.date" and "Today is" not in (answer.say if answer else "")
+    decision, answer = await house.ask("What day is it today?")
+    assert decision.intent == "clock.date" and answer.say.startswith("Today is")

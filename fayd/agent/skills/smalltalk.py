@@ -216,14 +216,30 @@ HER = frozenset(
 _turns: defaultdict[tuple[str, str], Iterator[int]] = defaultdict(itertools.count)
 
 
+#: A family visit still to come (the "family" topic with ``coming``): looking forward.
+COMING = (
+    (
+        "How lovely! You must be looking forward to seeing your {who}.",
+        "That's something to look forward to. What will you do together?",
+        "How lovely to have a visit to look forward to. Who's coming?",
+    ),
+    (
+        "真好！你一定很期待见到你的{who}吧。",
+        "太好了，你们打算一起做点什么？",
+        "有人要来看你，真好！",
+    ),
+)
+
+
 async def small_talk(args: dict[str, Any], ctx: Context) -> Outcome:
     topic = str(args.get("topic"))
     if topic not in SAY:
         return Outcome("")
     who = args.get("who")
+    said_for = COMING if topic == "family" and args.get("coming") else SAY[topic]
     # An answer that names who it is about only when the person said who.
-    answers = [a for a in SAY[topic][ctx.lang == "zh"] if ("{who}" in a) == bool(who)]
-    answers = answers or [a for a in SAY[topic][ctx.lang == "zh"] if "{who}" not in a]
+    answers = [a for a in said_for[ctx.lang == "zh"] if ("{who}" in a) == bool(who)]
+    answers = answers or [a for a in said_for[ctx.lang == "zh"] if "{who}" not in a]
     said = answers[next(_turns[(ctx.user, topic)]) % len(answers)]
     them, they = ("him", "he") if who in HIM else ("her", "she") if who in HER else ("them", "they")
     said = said.format(who=who, them=them, they=they)
@@ -236,7 +252,11 @@ SKILLS = [
         "A warm, short answer to everyday small talk (a greeting, a feeling, a loss, an ache).",
         {
             "type": "object",
-            "properties": {"topic": {"enum": sorted(SAY)}, "who": {"type": "string"}},
+            "properties": {
+                "topic": {"enum": sorted(SAY)},
+                "who": {"type": "string"},
+                "coming": {"type": "boolean"},
+            },
             "required": ["topic"],
         },
         small_talk,

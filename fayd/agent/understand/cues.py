@@ -47,6 +47,9 @@ CUES: dict[str, list[str]] = {
         r"\b(when|where)(?:'s| is| are| was) my\b",
         r"\bwhat(?:'s| is| am) (my [a-z' -]+|i) allergic to\b",
         r"我(的)?\w{1,6}?(叫什么|是谁|是哪天|在哪|放哪)",
+        # "Who's coming on Sunday?": only what the person told can say.
+        r"^((oh|so|um|fay|now|and)[ ,]+)*who(?:'s| is| are| was)( coming| visiting| due| popping"
+        r" (in|round|over)| coming (round|over|to see me))\b",
     ],
     "memory.remember": [
         r"^(please |could you |can you |would you |i want you to |you must |oh,? )?(remember|memorise|memorize)\b(?! (what|who|when|where|which|how|my \w+'?s? name\?))",
@@ -262,8 +265,18 @@ _THIRD_PERSON = re.compile(
 )
 
 
+#: "Who's coming on Sunday?", "what's happening on Friday?": about the day's plans, not
+#: the date or the time.
+_PLANS = re.compile(
+    r"^((oh|so|um|fay|now|and)[ ,]+)*who\b|\bwhat(?:'s| is| are)? (happening|going on|planned)\b|"
+    r"\bwhat (am i|are we) doing\b"
+)
+
+
 def fits_mood(intent: str, text: str) -> bool:
     """Asked or told as a request (a statement about a dance is not a request to dance)."""
+    if intent in ("clock.date", "clock.time", "clock.until") and _PLANS.search(text):
+        return False
     if intent in TOLD and intent not in ASKED and _STATEMENT.search(text):
         return False
     if intent in ASKED and not _QUESTION.search(text):

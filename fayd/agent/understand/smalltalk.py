@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -213,7 +214,7 @@ TOPICS: dict[str, list[str]] = {
         rf"\b(my|our|the) (\w+ )?{_PEOPLE}( \w+)? (facetimed|video called|skyped|texted) me\b",
         r"\b(me|my) (old )?(mate|pal|friend|neighbour|neighbor) \w+ (came|popped|dropped) (by|round|in|over)\b",
         r"(串门|来家里|回来看我|来看我了|唠了一下午)",
-        rf"\b(my|our|the) (\w+ )?{_PEOPLE}( and (my |our )?[\w-]+)?('s| is| are| was| were)? "
+        rf"\b(my|our|the) (\w+ )?{_PEOPLE}( \w+)?( and (my |our )?[\w-]+)?('s| is| are| was| were)? "
         r"(is |are )?(coming|came|come|"
         r"popped|dropped|visited|visiting|rang|phoned|called|rung|round|over|here|staying|"
         r"going to visit|will come)\b",
@@ -337,7 +338,23 @@ _WHO = re.compile(rf"\b(my|our) (late |dear |poor |old )?{_RELATIVE}\b|{_ZH_RELA
 _CLAUSE = re.compile(r"[,.;!?，。；！？]")
 
 
-def small_talk(text: str) -> dict[str, str] | None:
+#: A visit still to come ("my son is coming on Sunday"), not one that was ("he came").
+_COMING = re.compile(
+    r"\b(is|are|'s|will be|will|going to|'ll) (coming|visiting|popping|due|come|visit|be (here|"
+    r"round|over))\b|\b(tomorrow|tonight|later|next week|this weekend|at the weekend|"
+    r"on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|要来|明天|周末|下周|会来"
+)
+_CAME = re.compile(
+    r"\b(came|visited|was here|were here|yesterday|this morning|earlier)\b|来过|昨天"
+)
+
+
+def coming(text: str) -> bool:
+    """A family visit still to come: the answer looks forward, not back."""
+    return bool(_COMING.search(text)) and not _CAME.search(text)
+
+
+def small_talk(text: str) -> dict[str, Any] | None:
     """The topic of a normalized sentence (and who it is about), or None."""
     for topic in ORDER:
         found = next(filter(None, (_said(p, text, topic) for p in _COMPILED[topic])), None)
@@ -345,10 +362,12 @@ def small_talk(text: str) -> dict[str, str] | None:
             continue
         if topic not in ASKED and _REQUEST.search(text):
             return None  # "I'm bored, can you put the radio on": the request matters more
-        out = {"topic": topic}
+        out: dict[str, Any] = {"topic": topic}
         # Who, from the words that said it: "my son told me Jim died" is not about the son.
         if (who := _WHO.search(found.group(0))) is not None:
             out["who"] = who.group(3) or who.group(0)
+        if topic == "family" and coming(text):
+            out["coming"] = True
         return out
     return None
 
@@ -392,7 +411,7 @@ class SmallTalkByMeaning:
         }
         self.classifier = IntentClassifier(embedder, examples)
 
-    def guess(self, vector: np.ndarray, text: str) -> tuple[dict[str, str], float] | None:
+    def guess(self, vector: np.ndarray, text: str) -> tuple[dict[str, Any], float] | None:
         """The topic of a normalized sentence (its embedding too) and the score, or None."""
         if _REQUEST.search(text) or _ANY_NOT.search(_FEELING_NOT.sub("", text)):
             return None
@@ -407,7 +426,9 @@ class SmallTalkByMeaning:
             return None
         if guess.score - guess.runner_up_score < MIN_MARGIN[guess.lang]:
             return None
-        found = {"topic": guess.intent}
+        found: dict[str, Any] = {"topic": guess.intent}
+        if guess.intent == "family" and coming(text):
+            found["coming"] = True
         if (who := _WHO.search(text)) is not None and guess.intent in (
             "grief",
             "missing",
