@@ -199,7 +199,6 @@ async def test_a_visit_to_come_is_looked_forward_to_not_asked_about(house: House
     assert "coming" not in decision.slots and "forward" not in answer.say
 
 
-
 @pytest.mark.models
 async def test_who_is_coming_is_asked_of_memory_not_the_calendar(house: House) -> None:
     """ "Who is coming on Sunday?" was answered "Today is Tuesday 1st December 2026."."""
