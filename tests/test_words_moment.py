@@ -35,3 +35,12 @@ def test_a_moment_as_said(at: datetime, now: datetime, said: str) -> None:
 
 def test_in_chinese_the_day_then_the_time() -> None:
     assert moment(datetime(2026, 12, 2, 8, 0), AFTERNOON, "zh").startswith("明天")
+
+
+def test_a_told_sentence_mid_sentence() -> None:
+    from fayd.agent.skills.words import mid_sentence, turned_round
+
+    said = mid_sentence(turned_round("My daughter Anna is coming on Sunday"))
+    assert f"You told me {said}." == "You told me your daughter Anna is coming on Sunday."
+    assert mid_sentence("Anna is coming") == "Anna is coming"
+    assert mid_sentence("I will see Anna") == "I will see Anna"

@@ -115,7 +115,8 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     if zh:
         return Outcome(f"你跟我说过：{sentence}。", detail={"from": "memory", "score": score})
     return Outcome(
-        f"You told me {words.turned_round(sentence)}.", detail={"from": "memory", "score": score}
+        f"You told me {words.mid_sentence(words.turned_round(sentence))}.",
+        detail={"from": "memory", "score": score},
     )
 
 

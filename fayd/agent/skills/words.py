@@ -143,6 +143,20 @@ def duration(seconds: int, lang: str) -> str:
     return " and ".join(parts) or f"{seconds} seconds"
 
 
+def mid_sentence(text: str) -> str:
+    """A sentence said after "You told me": "Your daughter…" → "your daughter…" (a name or
+    "I" keeps its capital: only the words that are capitalised for starting a sentence)."""
+    first = text.split(" ", 1)[0]
+    if first.lower() in _SENTENCE_STARTS:
+        return text[:1].lower() + text[1:]
+    return text
+
+
+_SENTENCE_STARTS = frozenset(
+    "your you my the a an it there this that we they he she his her our their".split()
+)
+
+
 def turned_round(text: str) -> str:
     """The user's words from fayd's side: "my daughter lives in Leeds" → "your daughter lives
     in Leeds"."""

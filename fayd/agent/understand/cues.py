@@ -50,6 +50,8 @@ CUES: dict[str, list[str]] = {
         # "Who's coming on Sunday?": only what the person told can say.
         r"^((oh|so|um|fay|now|and)[ ,]+)*who(?:'s| is| are| was)( coming| visiting| due| popping"
         r" (in|round|over)| coming (round|over|to see me))\b",
+        r"^((oh|so|um|fay|now|and)[ ,]+)*what(?:'s| is) (happening|going on|planned) (on|this|next|"
+        r"tomorrow|at the weekend)\b",
     ],
     "memory.remember": [
         r"^(please |could you |can you |would you |i want you to |you must |oh,? )?(remember|memorise|memorize)\b(?! (what|who|when|where|which|how|my \w+'?s? name\?))",
