@@ -82,6 +82,8 @@ def test_sim_device_with_a_missing_or_non_wav_file(user_env: dict[str, str]) -> 
     one_line(not_wav, 1, "notes.wav is not a PCM WAV file", "espeak-ng")
     one_line(fayd("sim", "device", "--wav", str(work), env=user_env), 1, "is a folder")
     one_line(fayd("sim", "device", env=user_env), 2, "give --wav FILE")
+    bad_event = fayd("sim", "device", "--event", "bp,sys", env=user_env)
+    one_line(bad_event, 2, "--event: 'sys' is not key=value")
     # The file is checked before anything else: no device was added on the way.
     assert "sim-1" not in fayd("devices", "list", env=user_env).stdout
 
@@ -283,3 +285,23 @@ def test_a_mistyped_wake_word_lists_the_bundled_ones(make_daemon) -> None:
     # the names that exist are given.
     said = d.log_text() if d.proc.poll() is not None else d.cli("status").stdout
     assert "hey_jarvs" in said and "hey_jarvis, alexa, hey_mycroft" in said, said
+
+
+@needs_mosquitto
+def test_a_simulated_sensor_sends_an_event_each_run(broken_llm: DaemonProcess) -> None:
+    for _ in range(2):  # a second run is a new event, not taken for a replay of the first
+        done = broken_llm.cli("sim", "device", "--id", "cuff-9", "--user", "mum", "--event",
+                              "bp,sys=171,dia=99,note=after lunch", timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert 'cuff-9: bp {"sys": 171, "dia": 99, "note": "after lunch"}: stored' in done.stdout
+    import sqlite3
+
+    with sqlite3.connect(broken_llm.state / "fayd.db") as conn:
+        rows = conn.execute(
+            "SELECT sensor, data FROM device_events WHERE device = 'cuff-9'"
+        ).fetchall()
+        user = conn.execute("SELECT user FROM devices WHERE id = 'cuff-9'").fetchone()[0]
+    assert [(s, json.loads(d)) for s, d in rows] == [
+        ("bp", {"sys": 171, "dia": 99, "note": "after lunch"})
+    ] * 2
+    assert user == "mum"
