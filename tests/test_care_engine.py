@@ -400,3 +400,41 @@ async def test_on_start_open_alerts_are_published_again_and_recently_closed_ones
     states = {f.id: f.state for f in frames.sent}
     assert states[acked["id"]] == "acknowledged"
     assert [s for i, s in states.items() if i != acked["id"]] == ["open"]
+
+
+async def test_a_fall_and_a_call_for_help_are_one_incident(house: Household, posts: Posts) -> None:
+    """The pendant's fall and "I've fallen and can't get up" a minute later: one alert,
+    the caregiver told once and then what was said; the skill's own alert is joined to it.
+    An hour later is a new one (and a rule that tells someone more stays its own alert:
+    the door and panic test above)."""
+    from fayd.protocol import Alert
+
+    clock = Clock(at(1, "10:00"))
+    frames = Frames()
+    eng = engine(house, clock, frames=frames)
+    fall = {"name": "fall", "user": "mum", "kind": "event", "spec": {"sensor": "fall"}}
+    await setup(eng, posts, {**fall, "ladder": ["anna", "ben"]})
+    # (mum's first rule brings mum-help: her calls for help go to anna and ben too)
+    house.event("panic-1", "fall", at(1, "10:00"), impact_g=3.6)
+    clock.now = at(1, "10:00") + 5
+    [alert] = await step(eng)
+    await eng.deliver_due()
+    clock.now = at(1, "10:01")
+    said = Alert("a-1", "emergency", "critical", "I've fallen and I can't get up", clock.now, "mum")
+    eng.report(said)
+    [alert] = await step(eng)
+    assert alert["rule"] == "fall" and alert["count"] == 2
+    assert alert["detail"]["also"] == ["I've fallen and I can't get up"]
+    await eng.deliver_due()
+    told = [b["message"] for b in posts.to("anna")]
+    assert len(told) == 2 and told[1] == "Mum, also: I've fallen and I can't get up (10:01)."
+    joined = [f for f in frames.sent if f.id == "a-1"]
+    assert [f.state for f in joined] == ["resolved"]
+    assert joined[0].detail["closed_by"] == f"the same incident as {alert['id']}"
+    assert posts.to("ben") == []  # the ladder goes on at its own pace
+
+    # An hour on, a call for help is an incident of its own.
+    clock.now = at(1, "11:05")
+    eng.report(Alert("a-2", "emergency", "critical", "help me", clock.now, "mum"))
+    alerts = await step(eng)
+    assert sorted(a["id"] for a in alerts) == sorted([alert["id"], "a-2"])

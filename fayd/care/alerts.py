@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Any
 
 import sqlite_utils
@@ -19,6 +19,8 @@ from fayd.care.evaluate import Clear, Fire
 from fayd.care.rules import Rule
 
 log = logging.getLogger(__name__)
+#: Urgent alerts of one person this close together are one incident (one alert).
+INCIDENT_S = 15 * 60
 
 
 class AlertBook:
@@ -40,6 +42,9 @@ class AlertBook:
         if folding:  # de-duplication: the same cause again is counted, not raised again
             rec.update_alert(db, folding[0]["id"], count=folding[0]["count"] + 1)
             return []
+        incident = self._same_incident(db, rule, fire)
+        if incident is not None:
+            return self._fold(db, incident, rule, fire, now)
         closed = rec.last_closed(db, rule.name, fire.key)
         if closed is not None and fire.at - closed < rule.cooldown_s:
             return []
@@ -71,6 +76,56 @@ class AlertBook:
         if not ask:  # straight to the first caregiver, in this same transaction
             alert = self.climb(db, alert, rule, now)
         return [("opened", alert)]
+
+    def _same_incident(
+        self, db: sqlite_utils.Database, rule: Rule, fire: Fire
+    ) -> dict[str, Any] | None:
+        """An open urgent alert of the same person from the last minutes whose ladder tells
+        everyone this rule would: a fall, a press and "I've fallen and can't get up" within
+        them are one incident, not three (a rule that tells someone more is its own alert)."""
+        if not (rule.kind == "event" and rule.severity == "critical"):
+            return None
+        ladders = {r.name: {who for who, _ in r.ladder} for r in rec.rules(db)}
+        wanted = {who for who, _ in rule.ladder}
+        for alert in rec.alerts(db, ("open",)):
+            recent = 0 <= fire.at - alert["opened_at"] <= INCIDENT_S
+            urgent = alert["severity"] == "critical" and alert["kind"] in ("event", "emergency")
+            covers = wanted <= ladders.get(alert["rule"], set())
+            if alert["user"] == rule.user and urgent and recent and covers:
+                return alert
+        return None
+
+    def _fold(
+        self, db: sqlite_utils.Database, alert: dict[str, Any], rule: Rule, fire: Fire, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``fire`` joins the open ``alert``: counted, said in its detail, and sent to those
+        already told; an alert the emergency skill published under its own id is closed as
+        part of this one."""
+        count = alert["count"] + 1
+        also = [*alert["detail"].get("also", []), fire.text][-10:]
+        detail = {**alert["detail"], "also": also}
+        rec.update_alert(db, alert["id"], count=count, detail=detail)
+        told = {r["caregiver"] for r in rec.outbox(db, alert["id"]) if r["step"] >= 0}
+        when = datetime.fromtimestamp(fire.at, self.zone)
+        note = f"{ladder.named(rule.user)}, also: {fire.text} ({when:%H:%M})."
+        title = ladder.title(alert["severity"], rule.user)
+        for who in sorted(told):
+            self.queue(db, alert["id"], ladder.UPDATE - count, who, title, note, now)
+        log.warning("care alert %s: the same incident: %s", alert["id"], fire.text)
+        out = [("updated", {**alert, "count": count, "detail": detail})]
+        if fire.detail.get("alert_id"):  # published by the emergency skill: closed as joined
+            joined = {
+                **alert,
+                "id": fire.detail["alert_id"],
+                "kind": "emergency",
+                "text": fire.text,
+                "opened_at": fire.at,
+                "state": "resolved",
+                "closed_by": f"the same incident as {alert['id']}",
+                "detail": {"sensor": "emergency"},
+            }
+            out.append(("joined", joined))
+        return out
 
     def clear(
         self, db: sqlite_utils.Database, rule: Rule, clear: Clear, now: float
@@ -104,10 +159,11 @@ class AlertBook:
         until = None
         if step < len(rule.ladder):
             who, ack_s = rule.ladder[step]
+            also = alert["detail"].get("also") or []
             body = ladder.notice(
                 alert["id"],
                 alert["user"],
-                alert["text"],
+                "; also: ".join([alert["text"], *also]),
                 alert["opened_at"],
                 self.zone,
                 step,

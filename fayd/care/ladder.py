@@ -15,6 +15,8 @@ CHECKIN_S = 120.0
 CHECKIN = -1
 #: Outbox steps that are not a ladder rung: the closing note to those already told.
 CLOSING = -2
+#: Outbox steps of the notes that add to an alert (the same incident again): UPDATE - count.
+UPDATE = -10
 
 _FINE = re.compile(
     r"\b(i'?m|i am)\s+(fine|ok|okay|all right|alright|good)\b|^\s*(yes|yeah|yep|fine|ok|okay|"
