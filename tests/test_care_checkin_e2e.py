@@ -98,3 +98,28 @@ def test_the_person_hears_when_a_caregiver_has_taken_the_alert(make_daemon, post
             return await heard(kitchen)
 
     assert asyncio.run(story()) == "Anna has seen your alert."
+
+
+def test_a_fall_from_the_pendant_is_said_to_the_person_as_the_family_is_told(
+    make_daemon, posts
+) -> None:
+    daemon = daemon_with_rule(make_daemon, posts)
+
+    async def story() -> str:
+        async with daemon.sim("kitchen-1") as kitchen, daemon.sim("pendant-1") as pendant:
+            await kitchen.hello(roles=("mic", "speaker"), user="mum")
+            await pendant.hello(roles=("sensor",), user="mum")
+            await asyncio.sleep(0.5)
+            rule = ("fall", "--user", "mum", "--kind", "event", "--sensor", "fall")
+            rule += ("--ladder", "anna")
+            await asyncio.to_thread(cli, daemon, "rules", "add", *rule)
+            fall = SensorEvent(1, "fall", time.time(), {"impact_g": 3.6})
+            await pendant.publish("event", encode(fall))
+            return await heard(kitchen)
+
+    said = asyncio.run(story())
+    assert said == (
+        "It looks as if you've had a fall. I'm letting your family know now. "
+        "Try not to get up too quickly."
+    )
+    wait_for(lambda: len(posts.to("anna")) == 1, 30)

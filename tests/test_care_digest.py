@@ -130,7 +130,7 @@ async def test_a_scripted_day_says_each_fact_and_nothing_absent(
         attention
     )
     assert "It ended: blood pressure back in range" in attention and "at 18:01" in attention
-    assert "the panic button (panic-1) at 14:02; anna was told. It ended: acknowledged by ben" in (
+    assert "the panic button (panic-1) at 14:02; Anna was told. It ended: acknowledged by ben" in (
         attention
     )
     assert "mentioned feeling lonely twice (“lonely”)" in attention

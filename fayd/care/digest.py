@@ -131,6 +131,10 @@ def _times(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
+def _title(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
 def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -212,7 +216,7 @@ def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
 
     for a in facts.alerts:
         told = (
-            f"; {_list(list(a.told))} {'was' if len(a.told) == 1 else 'were'} told"
+            f"; {_list([_title(t) for t in a.told])} {'was' if len(a.told) == 1 else 'were'} told"
             if a.told
             else ""
         )

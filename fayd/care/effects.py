@@ -21,6 +21,13 @@ IMPORTANCE = {"critical": 9.0, "warning": 7.0, "info": 4.0}
 #: Alerts the person knows of (they pressed, fell, called for help): they are told when a
 #: caregiver has taken it, as is anyone who was asked "are you all right?".
 RAISED_BY_THE_PERSON = {"panic", "fall", "emergency"}
+#: Said to the person when their pendant's alert goes straight to the caregivers (a call for
+#: help said aloud is answered by the emergency skill itself).
+REASSURE = {
+    "fall": "It looks as if you've had a fall. I'm letting your family know now. "
+    "Try not to get up too quickly.",
+    "panic": "You pressed your alarm button. I'm letting your family know now.",
+}
 
 
 def frame(alert: dict[str, Any]) -> Alert:
@@ -78,6 +85,9 @@ class Effects:
             self._background(self._remember(what, alert))
         if what == "opened" and alert["step"] == ladder.CHECKIN:
             self._background(self._check_in(alert))
+        elif what == "opened" and (line := REASSURE.get(alert["detail"].get("sensor"))):
+            if self.announcer is not None:  # straight to the caregivers: the person hears so
+                self._background(self._say(alert, line))
 
     def taken(self, alert: dict[str, Any], who: str) -> None:
         """A caregiver (``who``, as said to the person) acknowledged ``alert``: the person
