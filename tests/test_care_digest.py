@@ -126,7 +126,7 @@ async def test_a_scripted_day_says_each_fact_and_nothing_absent(
     assert "No movement was seen from 08:00 to 12:30 (4.5 hours)" in attention
     assert attention.count("No movement") == 1
     assert "Medication missed: evening vitamin (19:00)" in attention
-    assert "Alert at 08:10: blood pressure: sys 152 above 150, dia 96 above 95; anna was" in (
+    assert "Alert at 08:10: blood pressure: sys 152 above 150, dia 96 above 95; Anna was" in (
         attention
     )
     assert "It ended: blood pressure back in range" in attention and "at 18:01" in attention
