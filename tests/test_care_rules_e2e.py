@@ -130,7 +130,7 @@ def test_a_threshold_rule_alerts_on_a_high_reading_and_clears_with_hysteresis(
     [alert] = house.alerts()
     assert alert["state"] == "open" and alert["rule"] == "bp-high"
     assert "sys 162 above 150" in alert["text"] and "dia 98 above 95" in alert["text"]
-    assert "mum" in house.told()[0] and "162" in house.told()[0]
+    assert "Mum" in house.told()[0] and "162" in house.told()[0]
 
     house.send("cuff-1", ("bp", {"sys": 148, "dia": 92}))  # under, but inside the hysteresis
     house.send("cuff-1", ("bp", {"sys": 158, "dia": 90}))  # high again: the same alert
