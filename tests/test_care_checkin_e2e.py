@@ -32,13 +32,18 @@ async def heard(device: SimDevice, within_s: float = 60.0) -> str:
                     return " ".join(said)
 
 
+async def mums(speaker: SimDevice, sensor: SimDevice) -> None:
+    """Mum's kitchen speaker and one of her sensors say hello (she is a household member)."""
+    await speaker.hello(roles=("mic", "speaker"), user="mum")
+    await sensor.hello(roles=("sensor",), user="mum")
+    await asyncio.sleep(0.5)
+
+
 async def reading_then_answer(daemon: DaemonProcess, answer: str) -> tuple[str, str]:
     """Mum's cuff sends 171/99; what her kitchen speaker asks, and fayd's reply to
     ``answer``."""
     async with daemon.sim("kitchen-1") as kitchen, daemon.sim("cuff-1") as cuff:
-        await kitchen.hello(roles=("mic", "speaker"), user="mum")
-        await cuff.hello(roles=("sensor",), user="mum")
-        await asyncio.sleep(0.5)
+        await mums(kitchen, cuff)
         await asyncio.to_thread(add_rule, daemon)  # mum is a household member now
         reading = SensorEvent(1, "bp", time.time(), {"sys": 171, "dia": 99})
         await cuff.publish("event", encode(reading))
@@ -84,9 +89,7 @@ def test_the_person_hears_when_a_caregiver_has_taken_the_alert(make_daemon, post
 
     async def story() -> str:
         async with daemon.sim("kitchen-1") as kitchen, daemon.sim("cuff-1") as cuff:
-            await kitchen.hello(roles=("mic", "speaker"), user="mum")
-            await cuff.hello(roles=("sensor",), user="mum")
-            await asyncio.sleep(0.5)
+            await mums(kitchen, cuff)
             await asyncio.to_thread(add_rule, daemon)
             await cuff.publish("event", encode(SensorEvent(1, "bp", time.time(), {"sys": 171})))
             await heard(kitchen)  # the check-in
@@ -107,9 +110,7 @@ def test_a_fall_from_the_pendant_is_said_to_the_person_as_the_family_is_told(
 
     async def story() -> str:
         async with daemon.sim("kitchen-1") as kitchen, daemon.sim("pendant-1") as pendant:
-            await kitchen.hello(roles=("mic", "speaker"), user="mum")
-            await pendant.hello(roles=("sensor",), user="mum")
-            await asyncio.sleep(0.5)
+            await mums(kitchen, pendant)
             rule = ("fall", "--user", "mum", "--kind", "event", "--sensor", "fall")
             rule += ("--ladder", "anna")
             await asyncio.to_thread(cli, daemon, "rules", "add", *rule)

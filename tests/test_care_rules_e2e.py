@@ -10,6 +10,7 @@ the one the firing input caused (its text and time)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -76,8 +77,6 @@ class House:
         self.settle()
 
     def stored(self) -> int:
-        import sqlite3
-
         with sqlite3.connect(self.daemon.state / "fayd.db") as conn:
             return conn.execute("SELECT count(*) FROM device_events").fetchone()[0]
 

@@ -17,7 +17,7 @@ from fayd.care.engine import EMERGENCY, CareEngine
 from fayd.care.evaluate import Fire, on_event, on_tick
 from fayd.care.notify import checked, shown
 from fayd.care.ports import Digests
-from fayd.care.rules import CareError, Rule, check_rule
+from fayd.care.rules import CareError, Rule, check_rule, free_name
 from fayd.protocol.text import BadText, check_name
 
 Op = Callable[[CareEngine, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -77,7 +77,7 @@ async def rules_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
         if not (first and rule.ladder) or _watches_calls_for_help(rule):
             return rule, None
         help_body = {
-            "name": _free_name(f"{rule.user}-help", known),
+            "name": free_name(f"{rule.user}-help", known),
             "user": rule.user,
             "kind": "event",
             "spec": {"sensor": EMERGENCY},
@@ -94,14 +94,6 @@ async def rules_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
 
 def _watches_calls_for_help(rule: Rule) -> bool:
     return rule.kind == "event" and rule.spec.get("sensor") == EMERGENCY
-
-
-def _free_name(base: str, known: Any) -> str:
-    taken = {r.name for r in known.rules}
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}-{n}", n + 1
-    return name
 
 
 async def rules_remove(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from datetime import date, datetime, tzinfo
 from typing import Literal, Protocol
 
 from fayd.care.evaluate import NAMES
+from fayd.care.ladder import named
 
 Outcome = Literal["taken", "missed", "later", "no answer"]
 #: A gap between two signs of movement this long or longer is told as a quiet stretch.
@@ -131,10 +132,6 @@ def _times(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def _title(name: str) -> str:
-    return name[:1].upper() + name[1:]
-
-
 def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -216,7 +213,7 @@ def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
 
     for a in facts.alerts:
         told = (
-            f"; {_list([_title(t) for t in a.told])} {'was' if len(a.told) == 1 else 'were'} told"
+            f"; {_list([named(t) for t in a.told])} {'was' if len(a.told) == 1 else 'were'} told"
             if a.told
             else ""
         )

@@ -243,6 +243,15 @@ def check_spec(kind: str, spec: dict[str, Any], known: Known) -> dict[str, Any]:
     return out
 
 
+def free_name(base: str, known: Known) -> str:
+    """``base``, or ``base-2``, ``base-3`` … : the first no kept rule has."""
+    taken = {r.name for r in known.rules}
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
 def check_rule(data: dict[str, Any], known: Known, now: float) -> Rule:
     """A new rule from plain data (the CLI's, the API's), checked whole: CareError else."""
     name = data.get("name")

@@ -14,7 +14,7 @@ from fayd.agent.ports import RuleDraft
 from fayd.care import admin
 from fayd.care import records as rec
 from fayd.care.engine import CareEngine
-from fayd.care.rules import DEFAULT_ACK_S, CareError, Known, check_rule
+from fayd.care.rules import DEFAULT_ACK_S, CareError, Known, check_rule, free_name
 
 
 def _squashed(text: str) -> str:
@@ -42,11 +42,7 @@ def room_device(
 def _name(known: Known, person: str, kind: str, spec: dict[str, Any]) -> str:
     what = spec.get("device") or spec.get("sensor") or kind
     base = f"{person}-{what}" + (f"-by-{spec['by'].replace(':', '')}" if kind == "missing" else "")
-    taken = {r.name for r in known.rules}
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}-{n}", n + 1
-    return name
+    return free_name(base, known)
 
 
 class RulesInWords:
