@@ -152,8 +152,11 @@ def test_a_missing_slot_is_asked_and_the_answer_completes_it(daemon: DaemonProce
     assert asked["reply"] == "Nine in the morning or in the evening?"
     done = say(daemon, "In the morning", "pat")
     assert done["decision"]["via"] == "follow-up"
-    assert done["reply"].startswith("I'll remind you to water the plants tomorrow, ")
-    assert done["reply"].endswith(", at 09:00.")
+    if time.localtime().tm_hour < 9:  # run in the small hours: this morning's nine is ahead
+        assert done["reply"] == "I'll remind you to water the plants today at 09:00."
+    else:
+        assert done["reply"].startswith("I'll remind you to water the plants tomorrow, ")
+        assert done["reply"].endswith(", at 09:00.")
 
 
 async def test_what_time_is_it_by_voice(daemon: DaemonProcess, speak) -> None:
