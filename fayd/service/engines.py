@@ -8,6 +8,7 @@ asked for that model, and replies saying it "is not installed" would hide the mi
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -58,8 +59,17 @@ def load_engines(cfg: Config) -> Engines:
     """Blocking: call it with asyncio.to_thread. Each role is loaded independently."""
     engines = Engines()
     speech, llm = cfg.speech, cfg.llm
+    began = time.monotonic()
+    seconds: dict[str, float] = {}  # per role, for the log: a slow start says where
 
     def attempt(role: str, key: str, load: Callable[[dict[str, Path]], T]) -> T | None:
+        started = time.monotonic()
+        try:
+            return load_checked(role, key, load)
+        finally:
+            seconds[role] = time.monotonic() - started
+
+    def load_checked(role: str, key: str, load: Callable[[dict[str, Path]], T]) -> T | None:
         override = value(cfg, key) if key else ""
         try:
             if not override:  # a default model: its sha256 must match the manifest
@@ -138,7 +148,14 @@ def load_engines(cfg: Config) -> Engines:
     engines.embedder = attempt("embed", "", load_embedder)
     if speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
+    started = time.monotonic()
     warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
+    seconds["warm-up"] = time.monotonic() - started
+    log.info(
+        "models ready in %.1f s (%s)",
+        time.monotonic() - began,
+        ", ".join(f"{role} {s:.1f}" for role, s in seconds.items()),
+    )
     return engines
 
 

@@ -57,7 +57,9 @@ class DaemonProcess:
             self.wait_runtime()
         return self
 
-    def wait_runtime(self, within_s: float = 120.0) -> dict:
+    def wait_runtime(self, within_s: float = 300.0) -> dict:
+        # Generous: a test is not a speed check (benchmarks/ measure starts), and a shared
+        # CI machine once took 94 s to load the models.
         deadline = time.monotonic() + within_s
         path = self.state / "runtime.json"
         while time.monotonic() < deadline:
