@@ -125,6 +125,52 @@ async def test_remembered_facts_are_recalled_and_nothing_is_invented(house: Hous
     assert said.say == "You told me the plumber comes on Thursday morning."
 
 
+async def test_the_persons_own_name_is_remembered_and_said_back(house: House) -> None:
+    decision, said = await house.ask("what's my name?")
+    assert decision.intent == "memory.recall" and said.say.startswith("I don't know that yet")
+    decision, said = await house.ask("My name is margaret")
+    assert decision.intent == "memory.remember"
+    assert said.say == "Nice to meet you, Margaret. I'll remember your name."
+    for question in ("What's my name?", "do you know who I am?", "who am I"):
+        decision, said = await house.ask(question)
+        assert (decision.intent, said.say) == ("memory.recall", "Your name is Margaret."), question
+    # Another person in the house has a name of their own, or none yet.
+    _, said = await house.ask("what's my name?", user="bob")
+    assert said.say.startswith("I don't know that yet")
+    _, said = await house.ask("我叫小红", user="mei")
+    assert said.say == "小红，很高兴认识你！我记住你的名字了。"
+    decision, said = await house.ask("我叫什么名字", user="mei")
+    assert (decision.intent, said.say) == ("memory.recall", "你叫小红。")
+
+
+async def test_what_fayd_knows_about_the_person_is_what_they_said(house: House) -> None:
+    _, said = await house.ask("what do you know about me?")
+    assert said.say.startswith("I don't know much about you yet.")
+    await house.ask("my name is Margaret")
+    await house.ask("remember that my granddaughter is called Lily")
+    await house.ask("please remember that I take my pills with breakfast")
+    _, said = await house.ask("What do you know about me?")
+    assert said.say == (
+        "You've told me that you take your pills with breakfast, your granddaughter is called"
+        " Lily and your name is Margaret."
+    )
+
+
+async def test_a_visit_told_in_passing_is_recalled(house: House) -> None:
+    # Small talk is kept as the exchange, as the chat writes it (fayd.agent.chat).
+    told = "ann：My daughter Susan is coming on Sunday\nFay：How lovely!"
+    await asyncio.to_thread(
+        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
+    )
+    _, said = await house.ask("Who is coming on Sunday?")
+    assert said.say == "You told me your daughter Susan is coming on Sunday."
+    # Not an answer to another day's question, nor to another person's.
+    _, said = await house.ask("Who is coming on Tuesday?")
+    assert said.say.startswith("I don't know that yet")
+    _, said = await house.ask("Who is coming on Sunday?", user="bob")
+    assert said.say.startswith("I don't know that yet")
+
+
 async def test_an_emergency_raises_an_alert_before_anything_is_said(house: House) -> None:
     decision, said = await house.ask("I've fallen over and I can't get up")
     assert decision.intent == "emergency" and decision.slots == {"kind": "fall"}
@@ -256,3 +302,29 @@ async def test_snooze_names_what_comes_back(house: House) -> None:
     assert said.say == (
         "All right, I'll remind you to check the oven again in 15 minutes, at 10:20."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Turn on the kitchen light", "I'm sorry, I can't switch the kitchen light on"),
+        ("could you switch my lamp off please", "I'm sorry, I can't switch your lamp off"),
+        ("close the curtains", "I'm sorry, I can't close the curtains"),
+        ("把客厅的灯打开", "对不起，我没有连接家里的灯和电器"),
+    ],
+)
+async def test_lights_and_appliances_are_not_pretended(
+    house: House, said: str, answer: str
+) -> None:
+    decision, outcome = await house.ask(said)
+    assert decision.intent == "home.control" and outcome.say.startswith(answer)
+    assert not house.frames.sent  # nothing was sent to any device
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I turned the heating off last night", "my son switched the lights on", "turn the volume up"],
+)
+async def test_a_switch_told_of_is_not_a_request(house: House, said: str) -> None:
+    decision, _ = await house.ask(said)
+    assert decision.intent != "home.control"

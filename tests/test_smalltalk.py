@@ -41,6 +41,8 @@ from tests.test_skills import House
         ("晚安", "goodnight", None),
         ("You're very kind", "thanks_kind", None),
         ("I feel sad, tell me a joke", "joke", None),  # asked for: the joke wins
+        ("Tell me something cheerful", "joke", None),
+        ("cheer me up, Fay", "joke", None),
         ("My son told me Jim passed away", "grief", None),  # not about the son
         ("My old friend Margaret died on Sunday", "grief", "friend"),
         ("I'm not sleeping well, I'm worn out", "tired", None),

@@ -47,6 +47,7 @@ SKILL_OF = {
     "reminder.snooze": "snooze_reminder",
     "medication.taken": "medication_taken",
     "info.offline": "offline_info",
+    "home.control": "home_control",
     "care.day": "day_digest",
     "care.rule": "care_rule",
 }

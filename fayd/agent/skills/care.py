@@ -50,6 +50,25 @@ ADVICE = {
         "Press firmly on the wound with a clean cloth. Where are you bleeding?",
         "用干净的布用力按住伤口。哪里在流血？",
     ),
+    "burn": (
+        "Hold the burn under cool running water, and keep it there. Is it a big burn?",
+        "马上用流动的凉水冲烫伤的地方，一直冲着。烫得大吗？",
+    ),
+    "fire": (
+        "Get out of the house now if you can, and close the door behind you. Don't stop for"
+        " anything.",
+        "如果能走，马上离开房子，把门带上。什么东西都别拿。",
+    ),
+    "gas": (
+        "Don't touch any switches or flames. Open the doors and windows if you can, and go"
+        " outside before you phone anyone.",
+        "别碰任何开关，也别点火。能的话打开门窗，然后到外面去。",
+    ),
+    "medicine": (
+        "Don't take any more today. Keep the packets by you, so you can say what you took."
+        " How are you feeling?",
+        "今天别再吃药了。把药盒放在身边，好说清楚吃了什么。你现在感觉怎么样？",
+    ),
     "help": ("Can you tell me what's happened?", "能告诉我发生了什么吗？"),
 }
 CALM = Action("care.emergency", "comfort", "calm", 0.6, 100)

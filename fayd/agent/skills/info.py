@@ -1,4 +1,5 @@
-"""What an offline box cannot know (the weather, the news), said honestly."""
+"""What an offline box cannot know (the weather, the news) or do (switch the lights), said
+honestly."""
 
 from __future__ import annotations
 
@@ -29,11 +30,41 @@ async def offline_info(args: dict[str, Any], ctx: Context) -> Outcome:
     return Outcome(said[ctx.lang == "zh"])
 
 
+async def home_control(args: dict[str, Any], ctx: Context) -> Outcome:
+    if ctx.lang == "zh":
+        return Outcome("对不起，我没有连接家里的灯和电器，没法帮你开关。")
+    thing, switch = str(args.get("thing") or "that"), str(args.get("switch") or "")
+    if thing.startswith("my "):
+        thing = "your " + thing.removeprefix("my ")
+    elif thing != "that" and not thing.startswith(("the ", "all the ")):
+        thing = f"the {thing}"
+    doing = (
+        f"{switch} {thing}"
+        if switch in ("open", "close", "shut", "draw")
+        else f"switch {thing} {switch}".rstrip()
+    )
+    return Outcome(
+        f"I'm sorry, I can't {doing}: I'm not connected to the lights or appliances in your home."
+    )
+
+
 SKILLS = [
     Skill(
         "offline_info",
         "Say honestly that the weather, news and the like cannot be known offline.",
         {"type": "object", "properties": {"topic": {"type": "string"}}},
         offline_info,
+    ),
+    Skill(
+        "home_control",
+        "Say honestly that lights and appliances are not connected, so cannot be switched.",
+        {
+            "type": "object",
+            "properties": {
+                "thing": {"type": "string", "maxLength": 200},
+                "switch": {"type": "string", "maxLength": 20},
+            },
+        },
+        home_control,
     ),
 ]

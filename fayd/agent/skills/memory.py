@@ -15,16 +15,32 @@ import numpy as np
 
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.slots import ME
 from fayd.memory import Facts
 from fayd.memory.provenance import HUMAN
 
-#: A remembered sentence answers a question only this close to it in meaning (cosine).
+#: A remembered sentence answers a question only this close to it in meaning (cosine);
+#: or RELEVANT_ALL_WORDS when it holds every word that matters in the question ("who is
+#: coming on Sunday?" → "my daughter Susan is coming on Sunday", 0.49).
 RELEVANT = 0.5
+RELEVANT_ALL_WORDS = 0.4
+#: "What do you know about me?" lists at most this many things.
+ABOUT_ME_N = 4
 NO_MEMORY = (
     "I can't remember things right now: my memory is not working.",
     "我现在记不住东西：记忆功能没有启用。",
 )
 
+#: The person asking their own name: "what's my name?", "who am I?", "我叫什么名字".
+_ASK_OWN_NAME = re.compile(
+    r"\b(what(?:'s| is| was)|know|remember|forgotten|say|tell me) my name\b|^(who am i|what am i "
+    r"called)\b|\bwho i am\b|我(叫什么|的名字(是|叫)什么)|我(是谁|叫什么)"
+)
+#: "What do you know about me?": what the person asked to be remembered, listed.
+_ABOUT_ME = re.compile(
+    r"\bwhat (do|did) you (know|remember) about me\b|\bwhat have i (told you|asked you to "
+    r"remember)\b|你(都)?(知道|记得)(我)?(哪些|什么)(关于我的)?(事)?|关于我你(知道|记得)什么"
+)
 _ASK_NAME_EN = [
     re.compile(r"\bwhat(?:'s| is) my ([a-z' ]+?)(?:'s)? (?:name|called)\b"),
     re.compile(r"\bwhat(?:'s| is) (?:the name of )?my ([a-z' ]+?)(?:'s name)?$"),
@@ -40,6 +56,8 @@ _ASK_NAME_ZH = re.compile(r"我(?:的)?(\w{1,6}?)叫什么")
 def _asked_fact(question: str) -> tuple[str, str] | None:
     """(subject, predicate) of a question about a fact: "what's my son called?" → son, name."""
     q = question.lower().strip(" ?.!？。")
+    if _ASK_OWN_NAME.search(q):
+        return ME, "name"
     if m := _ASK_OTHER_EN.search(q):
         return m.group(1).strip(), m.group(2)
     for pattern in _ASK_NAME_EN:
@@ -83,6 +101,11 @@ async def remember(args: dict[str, Any], ctx: Context) -> Outcome:
         7,
     )
     detail["node_id"] = node.get("node_id")
+    if isinstance(fact, dict) and fact["subject"] == ME:
+        name = fact["object"]
+        if zh:
+            return Outcome(f"{name}，很高兴认识你！我记住你的名字了。", detail=detail)
+        return Outcome(f"Nice to meet you, {name}. I'll remember your name.", detail=detail)
     if zh:
         return Outcome(f"好的，我记住了：{content}。", detail=detail)
     return Outcome(f"I'll remember that {words.turned_round(content)}.", detail=detail)
@@ -102,10 +125,14 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
         )
         if facts:
             value = facts[0].object  # the newest valid one
+            if subject == ME:
+                return Outcome(f"你叫{value}。" if zh else f"Your name is {value}.")
             if zh:
                 return Outcome(f"你的{subject}叫{value}。")
             said = "name" if predicate == "name" else predicate
             return Outcome(f"Your {subject}'s {said} is {value}.", detail={"from": "facts"})
+    if _ABOUT_ME.search(question.lower()):
+        return await _about_me(memory, ctx.user, zh)
     told = await _told(memory, ctx.user, question)
     if told is None:
         if zh:
@@ -118,6 +145,26 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
         f"You told me {words.mid_sentence(words.turned_round(sentence))}.",
         detail={"from": "memory", "score": score},
     )
+
+
+async def _about_me(memory: Any, user: str, zh: bool) -> Outcome:
+    """The newest things the person asked to be remembered, in their words turned round."""
+    nodes = await asyncio.to_thread(
+        memory.get_recent, user, ABOUT_ME_N * 2, ["trust:human_asserted"]
+    )
+    said = list(dict.fromkeys(s for n in nodes if (s := _users_words(n["content"], user))))
+    said = said[:ABOUT_ME_N]
+    if not said:
+        if zh:
+            return Outcome("我对你还知道得不多。你想让我记住什么，就告诉我。")
+        return Outcome(
+            "I don't know much about you yet. Tell me anything you'd like me to remember."
+        )
+    if zh:
+        return Outcome("你跟我说过：" + "；".join(said) + "。")
+    told = [words.mid_sentence(words.turned_round(s)) for s in said]
+    listed = told[0] if len(told) == 1 else ", ".join(told[:-1]) + " and " + told[-1]
+    return Outcome(f"You've told me that {listed}.", detail={"from": "memory"})
 
 
 #: Words that say nothing of what a question is about.
@@ -149,17 +196,22 @@ async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | No
     wrong)."""
     nodes = await asyncio.to_thread(memory.search, question, user, 8)
     about = _content(question)
-    sentences = [
-        s
-        for s in (_users_words(n["content"], user) for n in nodes)
-        if s and (not about or about & _content(s))
-    ]
+    sentences = list(
+        dict.fromkeys(
+            s
+            for s in (_users_words(n["content"], user) for n in nodes)
+            if s and (not about or about & _content(s))
+        )
+    )
     if not sentences:
         return None
     vectors = await asyncio.to_thread(memory.embedder.embed, [question, *sentences])
     sims = vectors[1:] @ vectors[0]
     best = int(np.argmax(sims))
-    if float(sims[best]) < RELEVANT:
+    enough = (
+        RELEVANT_ALL_WORDS if len(about) > 1 and about <= _content(sentences[best]) else RELEVANT
+    )
+    if float(sims[best]) < enough:
         return None
     return sentences[best], round(float(sims[best]), 3)
 

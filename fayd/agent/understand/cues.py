@@ -13,6 +13,11 @@ import re
 
 from fayd.agent.understand import care_rule
 
+#: A light or appliance named, with up to three words before it ("the big kitchen light").
+_APPLIANCE = (
+    r"([a-z']+ ){0,3}?(lights?|lamps?|heating|heater|radiators?|fire|tv|telly|television|radio|"
+    r"kettle|oven|cooker|fan|boiler|hoover|dishwasher|washing machine|air con|aircon)\b"
+)
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|forty-five|half an?|a couple of|a few)"
 _ZH_NUM = r"[\d一二两三四五六七八九十半几]+"
 
@@ -42,6 +47,11 @@ CUES: dict[str, list[str]] = {
         r"\bwho(?:'s| is) my (doctor|carer|nurse|neighbour|neighbor|dentist|gp)\b",
         r"\b(where|when|what|which|who)\b.*\b(i told you|did i tell you|i said|i mentioned)\b",
         r"\bwhat do you know about (me|my)\b",
+        # The person's own name: "what's my name?", "do you know who I am?", "我叫什么名字".
+        r"\b(what(?:'s| is| was)|do you (know|remember)|have you forgotten|say|tell me) my name\b",
+        r"^((oh|so|um|fay|now|and)[ ,]+)*(who am i|what am i called)\b",
+        r"\bdo you (know|remember) who i am\b",
+        r"我(叫什么|的名字(是|叫)什么)|你(知道|记得)我(是谁|叫什么)",
         r"(我跟你说过|我告诉过你|我说过|让你记(住|的|下)|你还记得|我上回|我上次).*(什么|吗|哪|几|谁|啥|来着|\?|？)",
         r"\b(who|what|when|where|which) did i (say|tell you|ask you|mention)\b",
         r"\b(when|where)(?:'s| is| are| was) my\b",
@@ -63,6 +73,10 @@ CUES: dict[str, list[str]] = {
         r"\bkeep (it )?in (your |mind|your head|your memory)",
         r"\bnote (that|this|down)\b",
         r"\bfor the record\b",
+        # Introductions: "my name is Margaret", "I'm called Bill", "我叫小红".
+        r"^((hello|hi|well|oh|so|and)[ ,]+)*(my name is|my name's|i'm called|i am called|"
+        r"you can call me|everyone calls me|people call me) [a-z]",
+        r"^(你好[，,]?)?(我叫|我的名字(是|叫))\w{1,10}$",
         r"(记住|记一下|(?<!惦)记着|记下来|记好了|你要记得|帮我记|别忘了我)",
     ],
     "reminder.set": [
@@ -82,6 +96,14 @@ CUES: dict[str, list[str]] = {
         rf"\bwhen {_NUM} (minutes?|hours?) (are|is|have) (up|passed|gone)\b",
         r"(计时|定时器|倒计时)",
         rf"{_ZH_NUM}(分钟|个?小时|个?钟头|秒)(以?后|之后)(告诉|叫|喊)我",
+    ],
+    # Lights and appliances: nothing of the kind is connected, and the model would pretend.
+    "home.control": [
+        rf"\b(turn|switch|put|flick|shut) (on|off) (the |my |all the )?{_APPLIANCE}",
+        rf"\b(turn|switch|put|flick) (the |my |all the )?{_APPLIANCE} (on|off)\b",
+        r"\b(open|close|shut|draw) (the |my )?(curtains|blinds)\b",
+        r"(开|关|打开|关掉|关上)(一下)?(客厅|卧室|厨房|厕所|卫生间)?的?(灯|电视|空调|暖气|风扇|窗帘|热水器)",
+        r"把(客厅|卧室|厨房|厕所|卫生间)?的?(灯|电视|空调|暖气|风扇|窗帘|热水器)(打开|关掉|关上|关了|开开)",
     ],
     "medication.taken": [
         r"\b(did|have) i (already |just )?(take|taken|have|had) (my |the |all my )?(morning |evening |night |blood pressure |heart )?(pills?|tablets?|medicines?|medication|meds|insulin|capsules?)\b",
@@ -235,6 +257,7 @@ ORDER = [
     "device.sleep",
     "preference.quiet",
     "info.offline",
+    "home.control",
     "device.brightness",
     "device.volume",
     "device.gesture",
@@ -245,7 +268,7 @@ _COMPILED = {intent: [re.compile(p) for p in CUES[intent]] for intent in ORDER}
 # plays up in this cold weather" is not; "do a little dance" is one, "I met him at a dance"
 # is not.
 ASKED = frozenset({"info.offline"})
-TOLD = frozenset({"device.gesture", "timer.set", "info.offline", "device.sleep"})
+TOLD = frozenset({"device.gesture", "timer.set", "info.offline", "device.sleep", "home.control"})
 #: Only someone else's doing ("my daughter set a reminder on her phone") is not a request.
 NOT_THEIRS = frozenset({"reminder.set", "memory.remember", "device.sleep"})
 _QUESTION = re.compile(

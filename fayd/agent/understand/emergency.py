@@ -1,5 +1,6 @@
 """Emergencies, found before anything else and never by the LLM: a fall, not getting up,
-chest pain, not breathing, a stroke's signs, bleeding, a call for help — in English and in
+chest pain, not breathing, a stroke's signs, bleeding, a burn, fire or gas, too many pills, a
+call for help — in English and in
 Chinese. Recall comes first: patterns catch the ways people say it, and the meaning
 (nearest emergency exemplar, MiniLM) catches the rest; the patterns of harmless sayings ("I
 fell for his jokes", "help yourself to the biscuits") are taken out of the sentence first,
@@ -30,6 +31,8 @@ _EN = {
         r"\bon the floor and\b",
         r"\b(can't|cannot) reach (the|my) (phone|button|alarm)\b",
         r"\b(collapsed|passed out|fainted|blacked out|keeled over)\b",
+        r"\b(stuck|trapped) (in|on) (the )?(bath|bathtub|tub|floor|toilet|loo)\b",
+        r"\b(can't|cannot|can not) get (myself |himself |herself )?(out of|up out of) (the |my )?(bath|bathtub|tub)\b",
     ],
     "chest_pain": [
         r"\b(pain|pains|tight|tightness|pressure|crushing|squeezing|heavy|heaviness|burning|weight|elephant)\b.{0,30}\b(chest|heart)\b",
@@ -65,7 +68,30 @@ _EN = {
         r"\b(lots|pool|loads) of blood\b",
         r"\b(cut|sliced|gashed|slashed) (my|his|her)\b.{0,30}\b(blood|badly|deep|open)\b",
     ],
+    "burn": [
+        r"\b(burnt|burned|scalded) (myself|my \w+|his \w+|her \w+)\b.{0,30}\b(badly|bad|blisters?|skin)\b",
+        r"\bbadly (burnt|burned|scalded)\b",
+    ],
+    "fire": [
+        r"\b(house|kitchen|room|pan|chip pan|oven|toaster|curtains?|sofa|bin|cooker|hob|microwave|"
+        r"bedroom|lounge|living room|bed|heater|telly|tv)('s| is| has)? (caught |on )fire\b",
+        r"\bcaught fire\b|\bthere's a fire\b|\bfire in the (house|kitchen|bedroom|lounge|hall)\b",
+        r"\b(full of|filling with|filling up with) smoke\b|\bsmoke (everywhere|coming (out|from|under)|in the "
+        r"(house|kitchen|room|hall|bedroom|lounge))\b",
+    ],
+    "gas": [
+        r"\b(smell|smells|smelling|whiff|stink|stinks) (of )?gas\b|\bgas leak\b|\bleaking gas\b",
+    ],
+    "medicine": [
+        r"\b(taken|took|swallowed|had) (too many|too much|double|a double dose|all) (of )?(my |the )?"
+        r"(pills?|tablets?|medicines?|medication|meds|insulin|capsules?)\b",
+        r"\b(taken|took) (my |the )?(pills?|tablets?|medicines?|medication|meds|insulin) twice\b",
+    ],
     "help": [
+        r"\b(feel|feeling|i'm|i am) (really |very |so |terribly |all )?(faint|like (i'm|i am) "
+        r"going to (faint|pass out|collapse))\b",
+        r"\b(someone|somebody|a man|a woman|a stranger|people|they're|he's)\b.{0,15}\b(trying to "
+        r"(get|break) in|breaking in|broken in|broke in)\b|\b(burglars?|intruders?)\b",
         r"^((oh|please|help|me|somebody|someone|anybody|anyone|quick|quickly|now)[ ,!]*)*help([ ,!]*(me|please|somebody|someone|anybody|anyone|quick|quickly|now|help))*$",
         r"\b(call|ring|phone|get|fetch|send for|dial) (for )?(an |the )?(ambulance|paramedics|999|911|112|000|triple zero|emergency services|the emergency)\b",
         r"\b(call|ring|dial) (999|911|112|000|120|triple zero)\b",
@@ -97,6 +123,10 @@ _ZH = {
         r"(心口|胸口).{0,4}像.{0,6}(石头|压着|压了)",
         r"心脏病(发|犯)",
     ],
+    "burn": [r"(烫伤|烧伤)(了|得很厉害)"],
+    "fire": [r"(着火|失火|起火了|冒烟了|屋里全是烟)"],
+    "gas": [r"(煤气|燃气|天然气)(泄漏|漏了|味)|闻到(煤气|燃气)"],
+    "medicine": [r"(吃多了|多吃了|吃了两遍|吃了两次|重复吃了)(药|的药)?|药吃(多|重)了"],
     "breathing": [r"(喘不(过|上)气|呼吸困难|透不过气|憋得慌|上不来气|没法呼吸|噎住|喘不动)"],
     "stroke": [
         r"(中风|嘴歪|口歪|眼歪|半边(身子|脸|身体))",
@@ -114,7 +144,7 @@ _ZH = {
 _SAFE_EN = [
     r"\bfell (for|in love|asleep|behind|apart|through|out with|silent|ill|pregnant|short|flat|head over heels)\b",
     r"\bhead over heels\b",
-    r"\b(fallen|fell) (asleep|in love|behind|out|for)\b",
+    r"\b(fallen|fell) (asleep|in love|behind|out(?! of)|for)\b",  # "fell out of bed" is a fall
     r"\bslipped (a|the|my) (note|letter|card|mind|memory)\b|\bslipped (my mind|away|out)\b|\bslipped in a\b",
     r"\btripped over (my|his|her) (words|tongue)\b",
     r"\bhelp (yourself|themselves|himself|herself)\b",
@@ -134,6 +164,13 @@ _SAFE_EN = [
     r"\b(leaves|prices|price|temperature|snow|rain|shares|pound|stocks?)\b.{0,20}\b(fell|fall|fallen|falling|dropped)\b",
     r"\b(watch|watched|film|movie|programme|show|book|story|read|soap|episode|series)\b.*\b(fell|fall|heart attack|stroke|collapsed)\b",
     r"\b(the|a) (tent|cake|soufflé|shelf|bridge|wall|roof) (collapsed|fell)\b",
+    # Things that fall over: "the vase fell over", "my bike went over".
+    r"\b(the|a|my|that|this) (\w+ )?(vase|cup|mug|glass|plate|bottle|picture|photo|frame|lamp|"
+    r"tree|fence|bin|bike|box|pot|plant|book|shelf|clock|ornament|chair|pan|jar|tin|glasses|"
+    r"specs|keys|phone|remote|purse|wallet|ring|hat|coat|lid)s? (has |had "
+    r"|just )?(fallen|fell|gone over|went over|slipped|tipped)\b",
+    r"\b(put|turn|switch|light|lit|light up) (the |on the )?(gas )?fire\b|\bfire (is |was )?on\b",
+    r"\b(cooking|cook|cooker|hob|oven|bill|gas bill|gas man|gas meter|gas fire|gas boiler) .{0,10}gas\b(?! leak)",
 ]
 _SAFE_ZH = [
     r"(笑|乐)得.{0,6}(喘不(过|上)气|肚子疼|起不来)",
@@ -200,14 +237,25 @@ MEANING_MARGIN = 0.08
 
 @dataclass(frozen=True)
 class Emergency:
-    kind: str  # fall, chest_pain, breathing, stroke, bleeding, help
+    kind: str  # one of KINDS
     score: float
     via: str  # "words" or "meaning"
 
 
 #: When a sentence says several things ("I fell and there's blood everywhere"), the most
 #: particular kind is the one given.
-KINDS = ("chest_pain", "breathing", "stroke", "bleeding", "fall", "help")
+KINDS = (
+    "chest_pain",
+    "breathing",
+    "stroke",
+    "bleeding",
+    "burn",
+    "fire",
+    "gas",
+    "medicine",
+    "fall",
+    "help",
+)
 
 
 def _compile(table: dict[str, list[str]]) -> list[tuple[str, re.Pattern[str]]]:

@@ -364,8 +364,19 @@ def _timer(text: str, now: datetime, lang: str) -> dict[str, Any]:
     return slots
 
 
-# my X's name is Y / my X is called Y / my X is Y / 我(的)X叫Y / 我X的生日是Y
+# my X's name is Y / my X is called Y / my X is Y / 我(的)X叫Y / 我X的生日是Y; the person's
+# own name is the subject "me" ("my name is Margaret", "我叫小红").
+ME = "me"
 _FACTS_EN = [
+    (
+        re.compile(
+            r"^(?:(?:hello|hi|well|oh|so|and)[ ,]+)*(?:my name is|my name's|i'm called|"
+            r"i am called|you can call me|everyone calls me|people call me) "
+            r"([A-Za-z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
+            re.I,
+        ),
+        ME,
+    ),
     (re.compile(r"\bmy ([a-z' -]+?)'s name is ([\w' -]+)", re.I), "name"),
     (re.compile(r"\bmy ([a-z' -]+?) is called ([\w' -]+)", re.I), "name"),
     (
@@ -377,6 +388,7 @@ _FACTS_EN = [
     (re.compile(r"\bmy ([a-z' ]+?) (lives in|lives at) ([\w' ,-]+)", re.I), "lives in"),
 ]
 _FACTS_ZH = [
+    (re.compile(r"^(?:你好[，,]?)?(?:我叫|我的名字(?:是|叫))(\w{1,10})$"), ME),
     (re.compile(r"我(的)?(\w{1,6}?)(叫|名字是)(\w{1,10})"), "name"),
     (re.compile(r"我(的)?(\w{1,6}?)的生日是(\w{1,12})"), "birthday"),
 ]
@@ -386,6 +398,10 @@ def _fact(text: str, lang: str) -> dict[str, str] | None:
     clean = text.strip(" .!?。！？")
     if lang == "zh":
         for pattern, predicate in _FACTS_ZH:
+            if predicate == ME:
+                if m := pattern.search(clean):
+                    return {"subject": ME, "predicate": "name", "object": m.group(1)}
+                continue
             if m := pattern.search(clean):
                 groups = [g for g in m.groups() if g]
                 subject, obj = groups[-3] if predicate == "name" else groups[-2], groups[-1]
@@ -395,6 +411,13 @@ def _fact(text: str, lang: str) -> dict[str, str] | None:
         return None
     for pattern, predicate in _FACTS_EN:
         if m := pattern.search(clean):
+            if predicate == ME:  # a name heard in lower case is written with a capital
+                name = m.group(1).strip()
+                return {
+                    "subject": ME,
+                    "predicate": "name",
+                    "object": name.title() if name.islower() else name,
+                }
             if predicate is None:  # the predicate is in the sentence
                 return {
                     "subject": m.group(1),
@@ -491,6 +514,23 @@ def _topic(text: str, now: datetime, lang: str) -> dict[str, Any]:
     return {}
 
 
+_SWITCHED = (  # "switch on the light", "turn the light off", "close the curtains"
+    re.compile(r"\b(?:turn|switch|put|flick|shut) (?P<switch>on|off) (?P<thing>[a-z' ]+)"),
+    re.compile(r"\b(?:turn|switch|put|flick) (?P<thing>[a-z' ]+?) (?P<switch>on|off)\b"),
+    re.compile(r"\b(?P<switch>open|close|shut|draw) (?P<thing>(?:the |my )?(?:curtains|blinds))"),
+)
+
+
+def _appliance(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    """ "turn on the kitchen light" → thing "the kitchen light", switch "on"."""
+    low = _lower(text).rstrip(" .!?")
+    for pattern in _SWITCHED:
+        if found := pattern.search(low):
+            thing = re.sub(r"( please| for me| now| fay)+$", "", found["thing"].strip())
+            return {"thing": thing, "switch": found["switch"]}
+    return {}
+
+
 def _words(text: str, now: datetime, lang: str) -> dict[str, Any]:
     """What a cancel names: the words, whose content words pick the reminder."""
     return {"words": text.strip()}
@@ -521,6 +561,7 @@ _EXTRACTORS = {
     "reminder.set": _reminder,
     "timer.set": _timer,
     "info.offline": _topic,
+    "home.control": _appliance,
     "care.day": _day_of,
     "care.rule": care_rule_slots,
 }

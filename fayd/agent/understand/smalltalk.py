@@ -67,6 +67,8 @@ TOPICS: dict[str, list[str]] = {
         r"(段子|逗我乐|讲个好笑的|说点好笑的)",
         r"\b(tell|know|got|have|give|hear)( \w+){0,3} (jokes?|something funny)\b",
         r"\b(a|any|another|one more) (good |funny )?joke\b|\bmake me laugh\b|^jokes?$",
+        r"\b(tell|say|give)( me)? something (cheerful|cheery|happy|nice|to cheer me up|to make me"
+        r" (smile|laugh))\b|^cheer me up\b|\bmake me smile\b",
         r"(讲|说|来)(个|一个|些|几个)?笑话|逗我(笑|开心)",
     ],
     "about_me": [
