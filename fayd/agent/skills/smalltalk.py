@@ -153,6 +153,26 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "什么动物最爱睡懒觉？是懒羊羊！",
         ),
     ),
+    "story": (
+        (
+            "Once there was a baker who got up at four every morning. One winter the snow was so"
+            " deep that nobody came to the shop, so she carried her warm loaves from door to door"
+            " herself. By spring the whole street knew her name, and she never baked for an"
+            " empty shop again.",
+            "An old man planted an apple tree in his garden, though everyone said he would never"
+            " see it fruit. He watered it every evening. Ten years later his grandchildren were"
+            " climbing it, and every autumn they brought him the first apple.",
+            "A little robin came to the same windowsill every morning. The lady who lived there"
+            " began leaving crumbs for it, then a saucer of water. Before long it would sit on"
+            " the teapot while she had her breakfast, as if it had been invited.",
+        ),
+        (
+            "从前有个老木匠，每天给村里的孩子修玩具，从来不收钱。有一年冬天他病了，孩子们每天轮流"
+            "给他送饭。春天他好了，门口摆满了孩子们自己做的小木马。",
+            "一位老奶奶在院子里种了一棵枣树，大家都说她等不到结果。她每天浇水。十年后，孙子孙女们"
+            "爬上树摘枣，第一颗总是留给她。",
+        ),
+    ),
     "about_me": (
         (
             "I'm only a little computer, so I don't eat or sleep. "

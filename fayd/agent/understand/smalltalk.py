@@ -71,6 +71,13 @@ TOPICS: dict[str, list[str]] = {
         r" (smile|laugh))\b|^cheer me up\b|\bmake me smile\b",
         r"(讲|说|来)(个|一个|些|几个)?笑话|逗我(笑|开心)",
     ],
+    # A story with no subject asked for ("tell me a story"): a written one. "A story about a
+    # cat" is the model's.
+    "story": [
+        r"\b(tell|read|give) (me |us )?(a|another|one more) (short |little |nice |happy |bedtime |"
+        r"good )?story\b(?!.*\babout\b)",
+        r"(讲|说)(个|一个)(小)?故事(吧|呗)?$",
+    ],
     "about_me": [
         r"\b(did|do|have|are|were|would|will) you (ever )?(eat|have|had|drink|sleep|slept|go|went|been|"
         r"get|got|cook)\b.*\b(breakfast|lunch|dinner|tea|supper|food|eat|sleep|out|holiday|married|"
@@ -306,7 +313,7 @@ UNLESS: dict[str, str] = {
 ORDER = list(TOPICS)
 #: Small talk that is itself a question or a request ("tell me a joke", "what do you think
 #: of roses?"): request words in it do not hand it to the rest of fayd.
-ASKED = frozenset({"joke", "opinion"})
+ASKED = frozenset({"joke", "story", "opinion"})
 #: Feelings that "not" turns round: "I'm not lonely at all" is not loneliness.
 MOODS = frozenset({"lonely", "low", "worried", "tired", "happy", "bored", "ache", "food"})
 _NEGATED = re.compile(
