@@ -328,3 +328,25 @@ async def test_lights_and_appliances_are_not_pretended(
 async def test_a_switch_told_of_is_not_a_request(house: House, said: str) -> None:
     decision, _ = await house.ask(said)
     assert decision.intent != "home.control"
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Can you play some music?", "I'm sorry, I can't play music"),
+        ("play me a song", "I'm sorry, I can't play music"),
+        ("Call my daughter", "I'm sorry, I can't make phone calls."),
+        ("I'm not feeling well, can you call my daughter", "I'm sorry, I can't make phone calls."),
+        ("给我女儿打电话", "对不起，我不会打电话。"),
+    ],
+)
+async def test_music_and_calls_are_not_pretended(house: House, said: str, answer: str) -> None:
+    decision, outcome = await house.ask(said)
+    assert decision.intent == "info.cannot" and outcome.say.startswith(answer)
+
+
+async def test_a_call_to_make_later_is_still_a_reminder(house: House) -> None:
+    decision, _ = await house.ask("remind me to call my daughter at five")
+    assert decision.intent == "reminder.set"
+    decision, _ = await house.ask("call me back later")
+    assert decision.intent != "info.cannot"

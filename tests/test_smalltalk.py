@@ -44,6 +44,16 @@ from tests.test_skills import House
         ("Tell me something cheerful", "joke", None),
         ("cheer me up, Fay", "joke", None),
         ("Tell me a story", "story", None),
+        ("I've lost my glasses again", "lost_thing", None),  # not a loss to mourn
+        ("I can't find my keys", "lost_thing", None),
+        ("我的眼镜找不到了", "lost_thing", None),
+        ("It's my birthday today", "birthday", None),
+        ("I'm 84 today", "birthday", None),
+        ("今天是我生日", "birthday", None),
+        ("I don't feel very well", "unwell", None),
+        ("I feel a bit poorly today", "unwell", None),
+        ("我有点不舒服", "unwell", None),
+        ("I'm sick of this rain, it's getting me down", "low", None),  # not unwell
         ("给我讲个故事吧", "story", None),
         ("My son told me Jim passed away", "grief", None),  # not about the son
         ("My old friend Margaret died on Sunday", "grief", "friend"),

@@ -48,6 +48,7 @@ SKILL_OF = {
     "medication.taken": "medication_taken",
     "info.offline": "offline_info",
     "home.control": "home_control",
+    "info.cannot": "cannot",
     "care.day": "day_digest",
     "care.rule": "care_rule",
 }

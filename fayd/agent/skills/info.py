@@ -19,6 +19,17 @@ OFFLINE = {
         "我没有连接互联网，听不到新闻。可以打开收音机或电视看看。",
     ),
 }
+CANNOT = {
+    "music": (
+        "I'm sorry, I can't play music: I haven't got any to play. The radio might be nice.",
+        "对不起，我不会放音乐。可以打开收音机听听。",
+    ),
+    "call": (
+        "I'm sorry, I can't make phone calls. If you need help, say \"help\" and I'll raise"
+        " the alarm.",
+        "对不起，我不会打电话。如果需要帮助，就说“救命”，我马上报警。",
+    ),
+}
 OTHER = (
     "I can't find that out: I'm not connected to the internet.",
     "我没有连接互联网，查不到这个。",
@@ -28,6 +39,10 @@ OTHER = (
 async def offline_info(args: dict[str, Any], ctx: Context) -> Outcome:
     said = OFFLINE.get(str(args.get("topic")), OTHER)
     return Outcome(said[ctx.lang == "zh"])
+
+
+async def cannot(args: dict[str, Any], ctx: Context) -> Outcome:
+    return Outcome(CANNOT.get(str(args.get("what")), CANNOT["call"])[ctx.lang == "zh"])
 
 
 async def home_control(args: dict[str, Any], ctx: Context) -> Outcome:
@@ -54,6 +69,12 @@ SKILLS = [
         "Say honestly that the weather, news and the like cannot be known offline.",
         {"type": "object", "properties": {"topic": {"type": "string"}}},
         offline_info,
+    ),
+    Skill(
+        "cannot",
+        "Say honestly that fayd cannot play music or make phone calls.",
+        {"type": "object", "properties": {"what": {"enum": sorted(CANNOT)}}},
+        cannot,
     ),
     Skill(
         "home_control",

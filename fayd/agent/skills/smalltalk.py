@@ -153,6 +153,39 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "什么动物最爱睡懒觉？是懒羊羊！",
         ),
     ),
+    "lost_thing": (
+        (
+            "Oh dear, how annoying. Try the last chair you sat in, your coat pockets and beside"
+            " the kettle: things often turn up there.",
+            "That happens to everyone. Think back to the last thing you did, and look there first.",
+        ),
+        (
+            "哎呀，真让人着急。看看你刚才坐过的椅子、衣服口袋和厨房，东西常常在那儿。",
+            "别急，想想刚才最后做了什么，先在那儿找找。",
+        ),
+    ),
+    "birthday": (
+        (
+            "Happy birthday! I hope you have a lovely day. Are you doing anything special?",
+            "Happy birthday to you! Has anyone been in touch today?",
+        ),
+        (
+            "生日快乐！祝你今天开开心心的。有什么特别的安排吗？",
+            "生日快乐！今天有人给你打电话了吗？",
+        ),
+    ),
+    "unwell": (
+        (
+            "I'm sorry you're not feeling well. Have a rest and a drink of water. If it gets"
+            ' worse, say "help" and I\'ll raise the alarm.',
+            "Oh dear, I'm sorry. Take it easy today. If you feel worse or frightened, say"
+            ' "help" and I\'ll raise the alarm.',
+        ),
+        (
+            "身体不舒服真难受。先歇一歇，喝点水。要是更难受了，就说“救命”，我马上报警。",
+            "哎呀，好好休息。要是觉得更不好或者害怕，就说“救命”，我马上报警。",
+        ),
+    ),
     "story": (
         (
             "Once there was a baker who got up at four every morning. One winter the snow was so"
@@ -223,7 +256,16 @@ REMEMBERED = {
     "family": 4,
     "memory": 4,
 }
-REMEMBERED |= {"happy": 3, "tired": 3, "food": 3, "bored": 3, "told_more": 6, "told_feeling": 4}
+REMEMBERED |= {
+    "birthday": 4,
+    "unwell": 4,
+    "happy": 3,
+    "tired": 3,
+    "food": 3,
+    "bored": 3,
+    "told_more": 6,
+    "told_feeling": 4,
+}
 #: How to speak of whom ("him", "her"; "them" when the word does not say).
 HIM = frozenset(
     "husband hubby dad father son brother grandson grandfather grandad grandpa boy lad nephew "

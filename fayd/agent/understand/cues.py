@@ -13,6 +13,8 @@ import re
 
 from fayd.agent.understand import care_rule
 
+#: A request's opening: "can you", "please", "Fay," … at the start of a sentence or clause.
+_ASKING_FOR = r"(^|[,.;!?] |\b(and|so|but) )((can|could|would|will) you |please |fay,? |oh,? |go on,? |just )*"
 #: A light or appliance named, with up to three words before it ("the big kitchen light").
 _APPLIANCE = (
     r"([a-z']+ ){0,3}?(lights?|lamps?|heating|heater|radiators?|fire|tv|telly|television|radio|"
@@ -96,6 +98,15 @@ CUES: dict[str, list[str]] = {
         rf"\bwhen {_NUM} (minutes?|hours?) (are|is|have) (up|passed|gone)\b",
         r"(计时|定时器|倒计时)",
         rf"{_ZH_NUM}(分钟|个?小时|个?钟头|秒)(以?后|之后)(告诉|叫|喊)我",
+    ],
+    # Music and phone calls: fayd has neither, and the model would pretend ("No, no.").
+    "info.cannot": [
+        _ASKING_FOR
+        + r"(play|put on) (me |us )?(some |a |the |my )?(\w+ )?(music|song|songs|tunes?|"
+        r"radio|hymns?|records?)\b",
+        _ASKING_FOR + r"(call|ring|phone|dial|video call|facetime|skype) (my |our |the )?(?!me\b)"
+        r"(\w+)\b(?! (me|you|back|later|at|in|on|tomorrow|tonight)\b)",
+        r"(放|播|来)(点|一首|首)?(音乐|歌|曲子|戏)|给(我)?(女儿|儿子|老伴|孙子|孙女)打(个)?电话",
     ],
     # Lights and appliances: nothing of the kind is connected, and the model would pretend.
     "home.control": [
@@ -257,6 +268,7 @@ ORDER = [
     "device.sleep",
     "preference.quiet",
     "info.offline",
+    "info.cannot",
     "home.control",
     "device.brightness",
     "device.volume",

@@ -531,6 +531,12 @@ def _appliance(text: str, now: datetime, lang: str) -> dict[str, Any]:
     return {}
 
 
+def _cannot(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    low = _lower(text)
+    music = re.search(r"\b(music|songs?|tunes?|radio|hymns?|records?)\b|音乐|歌|曲子|戏", low)
+    return {"what": "music" if music else "call"}
+
+
 def _words(text: str, now: datetime, lang: str) -> dict[str, Any]:
     """What a cancel names: the words, whose content words pick the reminder."""
     return {"words": text.strip()}
@@ -562,6 +568,7 @@ _EXTRACTORS = {
     "timer.set": _timer,
     "info.offline": _topic,
     "home.control": _appliance,
+    "info.cannot": _cannot,
     "care.day": _day_of,
     "care.rule": care_rule_slots,
 }

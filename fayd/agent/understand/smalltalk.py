@@ -97,6 +97,30 @@ TOPICS: dict[str, list[str]] = {
         r"你(觉得|认为)(?!我).{1,12}(怎么样|好不好|如何|好看吗|好吃吗)|你喜欢(?!我|跟|和).{1,10}(吗|不)$"
         r"|你最喜欢(什么|哪)",
     ],
+    # Things mislaid, before grief: "I've lost my glasses" is no loss to mourn.
+    "lost_thing": [
+        r"\b(i've|i have|i|i've gone and|i keep|i always) (lost|losing|misplaced|mislaid|put down)"
+        r" (my|the|me) (\w+ )?(glasses|specs|reading glasses|keys|purse|wallet|phone|mobile|remote|"
+        r"hearing aids?|teeth|dentures|ring|watch|handbag|bag|book|pen|slippers?|tablets|pills|"
+        r"bus pass|card|cardigan|coat|hat|gloves?|umbrella|address book|diary)\b",
+        r"\b(i )?(can't|cannot|can not) find (my|the|me) (\w+ )?(glasses|specs|keys|purse|wallet|"
+        r"phone|mobile|remote|hearing aids?|teeth|dentures|ring|watch|handbag|bag|slippers?|"
+        r"bus pass|card|cardigan|coat|hat|gloves?|umbrella|address book|diary)\b",
+        r"(找不到|不见了|丢了).{0,3}(眼镜|钥匙|钱包|手机|遥控器|假牙|助听器|手表)|(眼镜|钥匙|钱包|手机|遥控器|假牙|助听器|手表)"
+        r"(找不到|不见了|丢了)",
+    ],
+    "birthday": [
+        r"\b(it's|it is|today is|today's) my (\w+ )?birthday\b|\bmy birthday('s| is) today\b",
+        r"^(well,? |so,? )?i('m| am) (\d+|[a-z]+ty([- ][a-z]+)?) today\b",
+        r"今天(是)?我(的)?(\d+岁)?生日|我今天(满)?[\d一二三四五六七八九十百]+岁",
+    ],
+    "unwell": [
+        r"\b(i )?(don't|do not) feel (very |too |so |at all )?(well|good|great|right|myself)\b",
+        r"\b(i feel|feeling|i'm|i am|i've been) (a bit |quite |very |really |so |rather )?"
+        r"(poorly|unwell|ill|sick(?! of| and tired| to death)|rough|off colour|out of sorts)\b",
+        r"\bi('ve| have) been sick\b",
+        r"(不舒服|身体不好|难受|生病了|恶心)(?!.{0,3}(吗|呢))",
+    ],
     "grief": [
         r"\b(ashes|since (i lost|he passed|she passed)|(his|her) (death|passing)|"
         r"expired|lost (him|her) (last|this|in|a|two|three|\w+ (years|months|weeks) ago))\b",
