@@ -164,6 +164,13 @@ async def test_a_visit_told_in_passing_is_recalled(house: House) -> None:
     )
     _, said = await house.ask("Who is coming on Sunday?")
     assert said.say == "You told me your daughter Susan is coming on Sunday."
+    told = "ann：I had porridge for breakfast\nFay：How nice."
+    await asyncio.to_thread(
+        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
+    )
+    decision, said = await house.ask("What did I have for breakfast?")
+    assert decision.intent == "memory.recall"
+    assert said.say == "You told me you had porridge for breakfast."
     # Not an answer to another day's question, nor to another person's.
     _, said = await house.ask("Who is coming on Tuesday?")
     assert said.say.startswith("I don't know that yet")
@@ -310,6 +317,7 @@ async def test_snooze_names_what_comes_back(house: House) -> None:
         ("Turn on the kitchen light", "I'm sorry, I can't switch the kitchen light on"),
         ("could you switch my lamp off please", "I'm sorry, I can't switch your lamp off"),
         ("close the curtains", "I'm sorry, I can't close the curtains"),
+        ("Turn the heating up", "I'm sorry, I can't turn the heating up"),
         ("把客厅的灯打开", "对不起，我没有连接家里的灯和电器"),
     ],
 )

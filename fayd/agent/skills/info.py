@@ -53,11 +53,10 @@ async def home_control(args: dict[str, Any], ctx: Context) -> Outcome:
         thing = "your " + thing.removeprefix("my ")
     elif thing != "that" and not thing.startswith(("the ", "all the ")):
         thing = f"the {thing}"
-    doing = (
-        f"{switch} {thing}"
-        if switch in ("open", "close", "shut", "draw")
-        else f"switch {thing} {switch}".rstrip()
-    )
+    if switch in ("open", "close", "shut", "draw"):
+        doing = f"{switch} {thing}"
+    else:  # "switch the light on", "turn the heating up"
+        doing = f"{'turn' if switch in ('up', 'down') else 'switch'} {thing} {switch}".rstrip()
     return Outcome(
         f"I'm sorry, I can't {doing}: I'm not connected to the lights or appliances in your home."
     )

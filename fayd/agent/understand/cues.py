@@ -49,6 +49,8 @@ CUES: dict[str, list[str]] = {
         r"\bwho(?:'s| is) my (doctor|carer|nurse|neighbour|neighbor|dentist|gp)\b",
         r"\b(where|when|what|which|who)\b.*\b(i told you|did i tell you|i said|i mentioned)\b",
         r"\bwhat do you know about (me|my)\b",
+        # What the person did: "what did I have for breakfast?" (only what they told can say).
+        r"^((oh|so|um|fay|now|and)[ ,]+)*what did i (have|eat|do|watch|buy|make|cook)\b",
         # The person's own name: "what's my name?", "do you know who I am?", "我叫什么名字".
         r"\b(what(?:'s| is| was)|do you (know|remember)|have you forgotten|say|tell me) my name\b",
         r"^((oh|so|um|fay|now|and)[ ,]+)*(who am i|what am i called)\b",
@@ -111,7 +113,8 @@ CUES: dict[str, list[str]] = {
     # Lights and appliances: nothing of the kind is connected, and the model would pretend.
     "home.control": [
         rf"\b(turn|switch|put|flick|shut) (on|off) (the |my |all the )?{_APPLIANCE}",
-        rf"\b(turn|switch|put|flick) (the |my |all the )?{_APPLIANCE} (on|off)\b",
+        rf"\b(turn|switch|put|flick) (the |my |all the )?{_APPLIANCE} (on|off|up|down)\b",
+        rf"\b(turn|put) (up|down) (the |my )?{_APPLIANCE}",
         r"\b(open|close|shut|draw) (the |my )?(curtains|blinds)\b",
         r"(开|关|打开|关掉|关上)(一下)?(客厅|卧室|厨房|厕所|卫生间)?的?(灯|电视|空调|暖气|风扇|窗帘|热水器)",
         r"把(客厅|卧室|厨房|厕所|卫生间)?的?(灯|电视|空调|暖气|风扇|窗帘|热水器)(打开|关掉|关上|关了|开开)",

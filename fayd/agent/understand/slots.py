@@ -515,8 +515,8 @@ def _topic(text: str, now: datetime, lang: str) -> dict[str, Any]:
 
 
 _SWITCHED = (  # "switch on the light", "turn the light off", "close the curtains"
-    re.compile(r"\b(?:turn|switch|put|flick|shut) (?P<switch>on|off) (?P<thing>[a-z' ]+)"),
-    re.compile(r"\b(?:turn|switch|put|flick) (?P<thing>[a-z' ]+?) (?P<switch>on|off)\b"),
+    re.compile(r"\b(?:turn|switch|put|flick|shut) (?P<switch>on|off|up|down) (?P<thing>[a-z' ]+)"),
+    re.compile(r"\b(?:turn|switch|put|flick) (?P<thing>[a-z' ]+?) (?P<switch>on|off|up|down)\b"),
     re.compile(r"\b(?P<switch>open|close|shut|draw) (?P<thing>(?:the |my )?(?:curtains|blinds))"),
 )
 
