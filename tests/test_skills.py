@@ -134,9 +134,13 @@ async def test_the_persons_own_name_is_remembered_and_said_back(house: House) ->
     for question in ("What's my name?", "do you know who I am?", "who am I"):
         decision, said = await house.ask(question)
         assert (decision.intent, said.say) == ("memory.recall", "Your name is Margaret."), question
-    # Another person in the house has a name of their own, or none yet.
+    # Greeted by name from now on; another person in the house has a name of their own.
+    _, said = await house.ask("good morning")
+    assert said.say.startswith(("Hello, Margaret!", "Hello Margaret!"))
     _, said = await house.ask("what's my name?", user="bob")
     assert said.say.startswith("I don't know that yet")
+    _, said = await house.ask("good morning", user="bob")
+    assert said.say.startswith("Hello") and "Margaret" not in said.say
     _, said = await house.ask("我叫小红", user="mei")
     assert said.say == "小红，很高兴认识你！我记住你的名字了。"
     decision, said = await house.ask("我叫什么名字", user="mei")

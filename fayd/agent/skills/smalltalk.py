@@ -5,12 +5,15 @@ generated: a loss, loneliness or an ache must never get a careless answer."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.slots import ME
+from fayd.memory import Facts
 
 SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "grief": (
@@ -122,20 +125,31 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         ("我很好，谢谢你。你今天感觉怎么样？", "我挺好的。你呢？"),
     ),
+    # {name}: the person's own name, when they told it ("my name is Margaret").
     "greeting": (
         (
             "Hello! It's lovely to hear from you. How are you today?",
             "Hello there! How are you getting on today?",
+            "Hello, {name}! It's lovely to hear from you. How are you today?",
+            "Hello {name}! How are you getting on today?",
         ),
-        ("你好！今天过得怎么样？", "你好呀！今天感觉好吗？"),
+        ("你好！今天过得怎么样？", "你好呀！今天感觉好吗？", "{name}，你好！今天过得怎么样？"),
     ),
     "goodnight": (
-        ("Good night. Sleep well, and I'll be here in the morning.", "Sleep well. Good night."),
-        ("晚安，好好睡一觉。", "晚安，明天见。"),
+        (
+            "Good night. Sleep well, and I'll be here in the morning.",
+            "Sleep well. Good night.",
+            "Good night, {name}. Sleep well, and I'll be here in the morning.",
+        ),
+        ("晚安，好好睡一觉。", "晚安，明天见。", "{name}，晚安，好好睡一觉。"),
     ),
     "goodbye": (
-        ("Goodbye for now. Take care!", "See you soon. Take care of yourself."),
-        ("再见，路上小心。", "好的，回头见。"),
+        (
+            "Goodbye for now. Take care!",
+            "See you soon. Take care of yourself.",
+            "Goodbye for now, {name}. Take care!",
+        ),
+        ("再见，路上小心。", "好的，回头见。", "{name}，再见，路上小心。"),
     ),
     "thanks_kind": (
         ("That's very kind of you. I enjoy our chats too.", "Thank you, that's lovely to hear."),
@@ -298,14 +312,36 @@ async def small_talk(args: dict[str, Any], ctx: Context) -> Outcome:
     if topic not in SAY:
         return Outcome("")
     who = args.get("who")
+    name = await _own_name(ctx) if topic in NAMED else None
     said_for = COMING if topic == "family" and args.get("coming") else SAY[topic]
-    # An answer that names who it is about only when the person said who.
-    answers = [a for a in said_for[ctx.lang == "zh"] if ("{who}" in a) == bool(who)]
-    answers = answers or [a for a in said_for[ctx.lang == "zh"] if "{who}" not in a]
+    # An answer that names who it is about only when the person said who (and them only
+    # when they told fayd their name).
+    answers = [
+        a
+        for a in said_for[ctx.lang == "zh"]
+        if ("{who}" in a) == bool(who) and ("{name}" in a) == bool(name)
+    ]
+    answers = answers or [
+        a for a in said_for[ctx.lang == "zh"] if "{who}" not in a and "{name}" not in a
+    ]
     said = answers[next(_turns[(ctx.user, topic)]) % len(answers)]
     them, they = ("him", "he") if who in HIM else ("her", "she") if who in HER else ("them", "they")
-    said = said.format(who=who, them=them, they=they)
+    said = said.format(who=who, them=them, they=they, name=name)
     return Outcome(said, importance=REMEMBERED.get(topic))
+
+
+#: Answers that may call the person by their name.
+NAMED = frozenset({"greeting", "goodnight", "goodbye"})
+
+
+async def _own_name(ctx: Context) -> str | None:
+    """The name the person told fayd ("my name is Margaret"), if any."""
+    if ctx.memory is None:
+        return None
+    facts = await asyncio.to_thread(
+        Facts(ctx.memory).as_of, username=ctx.user, subject=ME, predicate="name"
+    )
+    return facts[0].object if facts else None
 
 
 SKILLS = [
