@@ -188,3 +188,11 @@ def test_what_the_person_did_is_asked_of_memory_never_the_model(router: Router, 
     medicine = "medicine" in said or "药" in said
     expected = "medication.taken" if medicine else "memory.recall"
     assert router.route(said, NOW).intent == expected
+
+
+def test_sentences_are_joined_as_their_language_writes() -> None:
+    from fayd.agent.understand.text import join_sentences
+
+    assert join_sentences(["你好！", "今天过得怎么样？"]) == "你好！今天过得怎么样？"
+    assert join_sentences(["Hello!", "How are you?"]) == "Hello! How are you?"
+    assert join_sentences(["Hello.", "", "Bye."]) == "Hello. Bye."

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayd.agent.understand.text import join_sentences
+
 #: The longest the model waits for a held turn (a safety net: the holder always releases).
 MAX_HOLD_S = 2.0
 
@@ -54,4 +56,4 @@ class Turn:
 
     @property
     def answer(self) -> str:
-        return " ".join(self.sentences)
+        return join_sentences(self.sentences)

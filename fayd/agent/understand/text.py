@@ -22,3 +22,13 @@ def normalize(text: str) -> str:
     punctuation at either end."""
     text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
     return _EDGE_PUNCT.sub("", _SPACES.sub(" ", text)).strip()
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Sentences as one text: a space between English ones, none after Chinese ("你好！今天…")."""
+    out = ""
+    for sentence in sentences:
+        if out and sentence and not (_CJK.search(out[-1]) or out[-1] in "。！？，；：…"):
+            out += " "
+        out += sentence
+    return out
