@@ -39,7 +39,7 @@ _ASK_OWN_NAME = re.compile(
 #: "What do you know about me?": what the person asked to be remembered, listed.
 _ABOUT_ME = re.compile(
     r"\bwhat (do|did) you (know|remember) about me\b|\bwhat have i (told you|asked you to "
-    r"remember)\b|你(都)?(知道|记得)(我)?(哪些|什么)(关于我的)?(事)?|关于我你(知道|记得)什么"
+    r"remember)\b|你(都)?(知道|记得)(我)?(的)?(哪些|什么)(关于我的)?(事)?(吗|呢)?$|关于我你(知道|记得)什么"
 )
 _ASK_NAME_EN = [
     re.compile(r"\bwhat(?:'s| is) my ([a-z' ]+?)(?:'s)? (?:name|called)\b"),
@@ -131,7 +131,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
                 return Outcome(f"你的{subject}叫{value}。")
             said = "name" if predicate == "name" else predicate
             return Outcome(f"Your {subject}'s {said} is {value}.", detail={"from": "facts"})
-    if _ABOUT_ME.search(question.lower()):
+    if _ABOUT_ME.search(question.lower().strip(" ?.!？。")):
         return await _about_me(memory, ctx.user, zh)
     told = await _told(memory, ctx.user, question)
     if told is None:
