@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from fayd.agent.understand import care_rule
+from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
 
 #: A request's opening: "can you", "please", "Fay," … at the start of a sentence or clause.
 _ASKING_FOR = r"(^|[,.;!?] |\b(and|so|but) )((can|could|would|will) you |please |fay,? |oh,? |go on,? |just )*"
@@ -78,9 +79,8 @@ CUES: dict[str, list[str]] = {
         r"\bnote (that|this|down)\b",
         r"\bfor the record\b",
         # Introductions: "my name is Margaret", "I'm called Bill", "我叫小红".
-        r"^((hello|hi|well|oh|so|and)[ ,]+)*(my name is|my name's|i'm called|i am called|"
-        r"you can call me|everyone calls me|people call me) [a-z]",
-        r"^(你好[，,]?)?(我叫|我的名字(是|叫))\w{1,10}$",
+        INTRODUCTION + "[a-z]",
+        INTRODUCTION_ZH,
         r"(记住|记一下|(?<!惦)记着|记下来|记好了|你要记得|帮我记|别忘了我)",
     ],
     "reminder.set": [

@@ -367,16 +367,17 @@ def _timer(text: str, now: datetime, lang: str) -> dict[str, Any]:
 # my X's name is Y / my X is called Y / my X is Y / 我(的)X叫Y / 我X的生日是Y; the person's
 # own name is the subject "me" ("my name is Margaret", "我叫小红").
 ME = "me"
+#: How people say their own name (also the cue phrases of fayd.agent.understand.cues).
+INTRODUCTION = (
+    r"^(?:(?:hello|hi|well|oh|so|and)[ ,]+)*(?:my name is|my name's|i'm called|i am called|"
+    r"you can call me|everyone calls me|people call me) "
+)
+INTRODUCTION_ZH = r"^(?:你好[，,]?)?(?:我叫|我的名字(?:是|叫))(\w{1,10})$"
+_INTRODUCED = {
+    "en": re.compile(INTRODUCTION + r"([A-Za-z][\w'-]*(?: [A-Z][\w'-]*){0,2})", re.I),
+    "zh": re.compile(INTRODUCTION_ZH),
+}
 _FACTS_EN = [
-    (
-        re.compile(
-            r"^(?:(?:hello|hi|well|oh|so|and)[ ,]+)*(?:my name is|my name's|i'm called|"
-            r"i am called|you can call me|everyone calls me|people call me) "
-            r"([A-Za-z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
-            re.I,
-        ),
-        ME,
-    ),
     (re.compile(r"\bmy ([a-z' -]+?)'s name is ([\w' -]+)", re.I), "name"),
     (re.compile(r"\bmy ([a-z' -]+?) is called ([\w' -]+)", re.I), "name"),
     (
@@ -388,7 +389,6 @@ _FACTS_EN = [
     (re.compile(r"\bmy ([a-z' ]+?) (lives in|lives at) ([\w' ,-]+)", re.I), "lives in"),
 ]
 _FACTS_ZH = [
-    (re.compile(r"^(?:你好[，,]?)?(?:我叫|我的名字(?:是|叫))(\w{1,10})$"), ME),
     (re.compile(r"我(的)?(\w{1,6}?)(叫|名字是)(\w{1,10})"), "name"),
     (re.compile(r"我(的)?(\w{1,6}?)的生日是(\w{1,12})"), "birthday"),
 ]
@@ -396,12 +396,15 @@ _FACTS_ZH = [
 
 def _fact(text: str, lang: str) -> dict[str, str] | None:
     clean = text.strip(" .!?。！？")
+    if m := _INTRODUCED[lang].search(clean):  # a name heard in lower case gets its capital
+        name = m.group(1).strip()
+        return {
+            "subject": ME,
+            "predicate": "name",
+            "object": name.title() if name.islower() else name,
+        }
     if lang == "zh":
         for pattern, predicate in _FACTS_ZH:
-            if predicate == ME:
-                if m := pattern.search(clean):
-                    return {"subject": ME, "predicate": "name", "object": m.group(1)}
-                continue
             if m := pattern.search(clean):
                 groups = [g for g in m.groups() if g]
                 subject, obj = groups[-3] if predicate == "name" else groups[-2], groups[-1]
@@ -411,13 +414,6 @@ def _fact(text: str, lang: str) -> dict[str, str] | None:
         return None
     for pattern, predicate in _FACTS_EN:
         if m := pattern.search(clean):
-            if predicate == ME:  # a name heard in lower case is written with a capital
-                name = m.group(1).strip()
-                return {
-                    "subject": ME,
-                    "predicate": "name",
-                    "object": name.title() if name.islower() else name,
-                }
             if predicate is None:  # the predicate is in the sentence
                 return {
                     "subject": m.group(1),

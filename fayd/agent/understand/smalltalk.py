@@ -61,6 +61,13 @@ _THING = (
     r"bulb|lawnmower|fire|heater|boiler|watch|clock|tomatoes|roses|kettle|tablet|ipad|hoover)"
 )
 
+#: Things mislaid about the house (the "lost_thing" topic).
+_MISLAID = (
+    r"(glasses|specs|keys|purse|wallet|phone|mobile|remote|hearing aids?|teeth|dentures|ring|"
+    r"watch|handbag|bag|slippers?|bus pass|card|cardigan|coat|hat|gloves?|umbrella|address book|"
+    r"diary)"
+)
+
 TOPICS: dict[str, list[str]] = {
     "joke": [
         r"\b(tell|give)( \w+){0,4} (joke|funny one|knock knock|riddle)\b|\bgive me a (good )?laugh\b",
@@ -100,12 +107,8 @@ TOPICS: dict[str, list[str]] = {
     # Things mislaid, before grief: "I've lost my glasses" is no loss to mourn.
     "lost_thing": [
         r"\b(i've|i have|i|i've gone and|i keep|i always) (lost|losing|misplaced|mislaid|put down)"
-        r" (my|the|me) (\w+ )?(glasses|specs|reading glasses|keys|purse|wallet|phone|mobile|remote|"
-        r"hearing aids?|teeth|dentures|ring|watch|handbag|bag|book|pen|slippers?|tablets|pills|"
-        r"bus pass|card|cardigan|coat|hat|gloves?|umbrella|address book|diary)\b",
-        r"\b(i )?(can't|cannot|can not) find (my|the|me) (\w+ )?(glasses|specs|keys|purse|wallet|"
-        r"phone|mobile|remote|hearing aids?|teeth|dentures|ring|watch|handbag|bag|slippers?|"
-        r"bus pass|card|cardigan|coat|hat|gloves?|umbrella|address book|diary)\b",
+        rf" (my|the|me) (\w+ )?({_MISLAID}|reading glasses|book|pen|tablets|pills)\b",
+        rf"\b(i )?(can't|cannot|can not) find (my|the|me) (\w+ )?{_MISLAID}\b",
         r"(找不到|不见了|丢了).{0,3}(眼镜|钥匙|钱包|手机|遥控器|假牙|助听器|手表)|(眼镜|钥匙|钱包|手机|遥控器|假牙|助听器|手表)"
         r"(找不到|不见了|丢了)",
     ],
