@@ -124,6 +124,17 @@ async def test_two_sentences_stop_the_model(store: Store) -> None:
     assert stored(store)[0]["meta"]["cut"] == "sentences"
 
 
+async def test_a_piece_holding_two_sentences_does_not_pass_the_bound(store: Store) -> None:
+    # The splitter keeps "Oh!" with what follows: one piece, two sentences (the CI once saw
+    # three sentences said this way).
+    llm = ScriptedLlm(
+        "That sounds lovely. Oh! I do love roses in the morning. They smell so sweet all day."
+    )
+    turn = await ask(make_chat(store, llm), "I was in the garden this morning.")
+    assert turn.answer == "That sounds lovely."
+    assert stored(store)[0]["meta"]["cut"] == "sentences"
+
+
 async def test_a_run_on_reply_stops_at_the_word_bound(store: Store) -> None:
     llm = ScriptedLlm("I think that " + "the garden and the roses and the trees " * 20)
     turn = await ask(make_chat(store, llm, max_words=20), "Tell me about gardens.")

@@ -329,9 +329,14 @@ class ReplyGuard:
             return None
         return self.judge(pending)
 
-    def _accept(self, text: str) -> str:
+    def _accept(self, text: str) -> str | None:
+        said = sum(sentences_in(s) for s in self.said)
+        if self.said and said + sentences_in(text) > self.bounds.sentences:
+            # A piece may hold several sentences ("Oh! I do love roses."): not past the bound.
+            self.cut = "sentences"
+            return None
         self.said.append(text)
-        if sum(sentences_in(s) for s in self.said) >= self.bounds.sentences:
+        if said + sentences_in(text) >= self.bounds.sentences:
             self.cut = "sentences"
         elif self.words >= self.bounds.words:
             self.cut = "words"
