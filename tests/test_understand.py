@@ -196,3 +196,5 @@ def test_sentences_are_joined_as_their_language_writes() -> None:
     assert join_sentences(["你好！", "今天过得怎么样？"]) == "你好！今天过得怎么样？"
     assert join_sentences(["Hello!", "How are you?"]) == "Hello! How are you?"
     assert join_sentences(["Hello.", "", "Bye."]) == "Hello. Bye."
+    assert join_sentences(["Well…", "I think so."]) == "Well… I think so."
+    assert join_sentences(["好……", "我们走吧。"]) == "好……我们走吧。"

@@ -28,7 +28,8 @@ def join_sentences(sentences: list[str]) -> str:
     """Sentences as one text: a space between English ones, none after Chinese ("你好！今天…")."""
     out = ""
     for sentence in sentences:
-        if out and sentence and not (_CJK.search(out[-1]) or out[-1] in "。！？，；：…"):
+        last = out.rstrip("…")[-1:]  # "好……" is Chinese, "Well…" is not
+        if out and sentence and not (_CJK.search(last) or last in "。！？，；："):
             out += " "
         out += sentence
     return out
