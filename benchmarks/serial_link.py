@@ -25,9 +25,31 @@ from pathlib import Path
 
 import serial
 
-from fayd.protocol import AudioChunk, Command, Hello, encode
+from fayd.auth import new_device_secret, serial_proof
+from fayd.protocol import AudioChunk, Command, Hello, Proof, decode, encode
 from fayd.protocol.serial import SerialDecoder, encode_packet
 from fayd.transport.serial import SerialLink
+
+KEY = new_device_secret()  # the bench device's, as `fayd devices add bench` would make
+
+
+async def keys(device: str) -> str | None:
+    return KEY if device == "bench" else None
+
+
+def prove(dev: serial.Serial) -> None:
+    """The device's side of the handshake: hello, then the proof of fayd's challenge."""
+    dev.write(encode_packet("hello", encode(Hello(device="bench", roles=("mic", "speaker")))))
+    decoder = SerialDecoder()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for item in decoder.feed(dev.read(4096)):
+            if isinstance(item, tuple) and item[0] == "challenge":
+                nonce = decode(*item).nonce
+                proof = Proof("bench", nonce, serial_proof(KEY, "bench", nonce))
+                dev.write(encode_packet("proof", encode(proof)))
+                return
+    sys.exit("no challenge from the link")
 
 
 def start_socat(folder: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
@@ -67,11 +89,11 @@ async def measure(a: Path, b: Path, seconds: float, frame_bytes: int) -> dict[st
             if received["frames"] == target:
                 done.set()
 
-    link = SerialLink(str(a), inbound, queue_size=100_000)
+    link = SerialLink(str(a), inbound, keys, queue_size=100_000)
     task = asyncio.create_task(link.run())
     await asyncio.wait_for(link.connected.wait(), 10)
     dev = serial.Serial(str(b), 921600, timeout=0.05)
-    dev.write(encode_packet("hello", encode(Hello(device="bench", roles=("mic", "speaker")))))
+    await asyncio.to_thread(prove, dev)
     await asyncio.wait_for(link.identified.wait(), 10)
 
     pcm = bytes(range(256)) * (frame_bytes // 256)

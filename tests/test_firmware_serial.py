@@ -1,7 +1,8 @@
-"""The firmware in serial mode over a socat PTY pair, against the real daemon: hello and a
-text turn over COBS + CRC-32 packets; a pulled cable (socat stopped) makes the robot stop
-safely and the daemon mark the device offline; a replug (socat again) resumes the link. And
-the link over the firmware's own console (serial.uart "usb"), joined to a PTY by socat."""
+"""The firmware in serial mode over a socat PTY pair, against the real daemon: hello, the
+proof of its key and a text turn over COBS + CRC-32 packets; a pulled cable (socat stopped)
+makes the robot stop safely and the daemon mark the device offline; a replug (socat again)
+resumes the link. And the link over the firmware's own console (serial.uart "usb"), joined
+to a PTY by socat."""
 
 from __future__ import annotations
 
@@ -45,13 +46,16 @@ def text_turn(fw: FirmwareProcess, text: str) -> list[dict]:
 
 def test_serial_hello_turn_unplug_and_replug(make_daemon, pty_pair, firmware) -> None:
     daemon = make_daemon({"FAYD_SERIAL_PATTERNS": str(pty_pair.a), "FAYD_SERIAL_POLL_S": "0.2"})
+    key = daemon.add_device("uart-1")["key"]  # over serial too, a board proves its key
     fw: FirmwareProcess = firmware(
         {
             "device": "uart-1",
+            "key": key,
             "roles": ["robot", "screen"],
             "transport": "serial",
-            "serial": {"path": str(pty_pair.b), "backoff_max_s": 0.5},
-            "heartbeat_s": 0.3,  # an early heartbeat draws "send hello first" → hello again
+            # No challenge yet (fayd opened the port after the hello): hello again soon.
+            "serial": {"path": str(pty_pair.b), "backoff_max_s": 0.5, "hello_retry_s": 0.3},
+            "heartbeat_s": 0.3,
             "robot": {"servos": SERVOS, "idle_ms": 200},
             "screen": {"size": [128, 64]},
         }

@@ -17,12 +17,14 @@ from fayd.protocol import (
     Alert,
     AudioChunk,
     AudioFormat,
+    Challenge,
     Command,
     Error,
     Heartbeat,
     Hello,
     Human,
     Presence,
+    Proof,
     SensorEvent,
     TextIn,
     Topics,
@@ -72,6 +74,8 @@ EXAMPLES = [
     Human(key="log", value="thinking"),
     AudioChunk(5, 0, 16000, b"\x01\x00\xff\x7f", start=True),
     AudioChunk(5, 1, 16000, b"", end=True),
+    Challenge("00112233445566778899aabbccddeeff"),
+    Proof("kitchen-1", "00112233445566778899aabbccddeeff", "ab" * 32),
 ]
 
 
@@ -89,6 +93,20 @@ def test_hello_bytes_exact() -> None:
     assert encode(frame) == (
         b'{"v":1,"device":"d1","roles":["mic"],"fw":"unknown","caps":{},'
         b'"audio_in":{"rate":16000,"width":2,"channels":1}}'
+    )
+
+
+def test_challenge_and_proof_bytes_exact() -> None:
+    """docs/protocol.md, "Who is on the port": the handshake's frames and the proof."""
+    from fayd.auth import serial_proof
+
+    nonce = "00112233445566778899aabbccddeeff"
+    assert encode(Challenge(nonce)) == b'{"v":1,"nonce":"00112233445566778899aabbccddeeff"}'
+    mac = serial_proof("11" * 32, "kitchen-1", nonce)
+    assert mac == "89844fa731aeb47e99dfa172af33d4b0b125fe449187a9ada774945ae10449cd"
+    assert encode(Proof("kitchen-1", nonce, mac)) == (
+        b'{"v":1,"device":"kitchen-1","nonce":"00112233445566778899aabbccddeeff",'
+        b'"mac":"' + mac.encode() + b'"}'
     )
 
 
@@ -177,6 +195,16 @@ BAD = [
     ("hello", b'{"device":"d","roles":["mic\\u0000"]}', "malformed"),
     ("text", b'{"text":"hi","user":"' + b"u" * 65 + b'"}', "malformed"),
     ("text", b'{"text":"hi","user":" "}', "malformed"),
+    # The serial handshake: a nonce and a proof are lowercase hex of their exact sizes.
+    ("challenge", b'{"nonce":"00112233"}', "malformed"),
+    ("challenge", b'{"nonce":"' + b"AB" * 16 + b'"}', "malformed"),
+    ("proof", b'{"device":"d","nonce":"' + b"ab" * 16 + b'","mac":"00"}', "malformed"),
+    (
+        "proof",
+        b'{"device":"a/b","nonce":"' + b"ab" * 16 + b'","mac":"' + b"0" * 64 + b'"}',
+        "bad-id",
+    ),
+    ("proof", b'{"device":"d","mac":"' + b"0" * 64 + b'"}', "malformed"),  # no nonce
 ]
 
 

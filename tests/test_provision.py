@@ -37,7 +37,7 @@ from fayd.testing.harness import DaemonProcess
 from fayd.transport.hotplug import SerialWatcher
 
 from .conftest import MOSQUITTO, SOCAT, PtyPair
-from .test_serial_link import Inbox, running, until
+from .test_serial_link import Inbox, keys, running, until
 
 ROOT = Path(__file__).parents[1]
 KEY = "ab" * 32
@@ -262,7 +262,7 @@ async def test_a_released_port_is_closed_then_taken_back(tmp_path: Path) -> None
         pytest.skip("socat not installed (./install.sh installs it)")
     import serial
 
-    watcher = SerialWatcher(Inbox(), patterns=[str(tmp_path / "ttyFAYD*")], interval=0.05)
+    watcher = SerialWatcher(Inbox(), keys, patterns=[str(tmp_path / "ttyFAYD*")], interval=0.05)
     pair = PtyPair(tmp_path).start()
     try:
         async with running(watcher):

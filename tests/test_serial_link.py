@@ -1,5 +1,6 @@
-"""The serial link over real socat PTY pairs: hello first, frames both ways, garbage on the
-line, a device that claims another's id, unplug and replug, and hot-plug by the watcher."""
+"""The serial link over real socat PTY pairs: hello and the proof of the device's key first,
+frames both ways, garbage on the line, a device that claims another's id, unplug and replug,
+and hot-plug by the watcher."""
 
 from __future__ import annotations
 
@@ -13,12 +14,20 @@ from pathlib import Path
 
 import serial
 
-from fayd.protocol import Command, Hello, SensorEvent, TextIn, decode, encode
+from fayd.auth import new_device_secret, serial_proof
+from fayd.protocol import Command, Hello, Proof, SensorEvent, TextIn, decode, encode
 from fayd.protocol.serial import SerialDecoder, SerialGarbage, encode_packet
 from fayd.transport.hotplug import SerialWatcher, scan_ports
 from fayd.transport.serial import SerialLink
 
 from .conftest import PtyPair
+
+#: The keys `fayd devices add` would have made for the test boards.
+KEYS = {name: new_device_secret() for name in ("d1", "kitchen", "bedroom", "s1", "arm", "screen-1")}
+
+
+async def keys(device: str) -> str | None:
+    return KEYS.get(device)
 
 
 async def until(check: Callable[[], object], within_s: float = 5.0) -> None:
@@ -40,8 +49,20 @@ class Device:
     def send(self, frame: object) -> None:
         self.port.write(encode_packet(frame.KIND, encode(frame)))  # type: ignore[attr-defined]
 
-    def hello(self, device: str = "d1") -> None:
+    def say_hello(self, device: str = "d1") -> None:
         self.send(Hello(device=device, roles=("robot",)))
+
+    async def hello(self, device: str = "d1", before: bytes = b"") -> None:
+        """Say hello and prove the device's key, as the firmware does: the link takes the
+        device once it acks the proof."""
+        start = len(self.frames)
+        self.port.write(before + encode_packet("hello", encode(Hello(device, ("robot",)))))
+        while "challenge" not in [k for k, _ in self.frames[start:]]:
+            await self.receive()
+        [nonce] = [decode(k, p).nonce for k, p in self.frames[start:] if k == "challenge"]
+        self.send(Proof(device, nonce, serial_proof(KEYS[device], device, nonce)))
+        while nonce not in [json.loads(p)["ref"] for k, p in self.frames if k == "ack"]:
+            await self.receive()
 
     async def receive(self, count: int = 1, within_s: float = 5.0) -> list[tuple[str, bytes]]:
         """Wait for ``count`` more frames; return every frame received so far."""
@@ -98,7 +119,7 @@ def errors_of(frames: list[tuple[str, bytes]]) -> list[str]:
 
 async def test_hello_first_then_frames_both_ways(pty_pair: PtyPair) -> None:
     inbox = Inbox()
-    link = SerialLink(str(pty_pair.a), inbox, min_backoff=0.05)
+    link = SerialLink(str(pty_pair.a), inbox, keys, min_backoff=0.05)
     async with running(link):
         await asyncio.wait_for(link.connected.wait(), 5)
         with device_on(pty_pair.b) as dev:
@@ -108,7 +129,7 @@ async def test_hello_first_then_frames_both_ways(pty_pair: PtyPair) -> None:
             assert "hello" in json.loads(frames[0][1])["message"]
             assert inbox.items == []
 
-            dev.hello("d1")
+            await dev.hello("d1")
             dev.send(TextIn("hi there"))
             dev.send(SensorEvent(seq=7, sensor="door", data={"open": True}))
             await until(lambda: len(inbox.items) == 3)
@@ -128,18 +149,18 @@ async def test_a_device_cannot_speak_for_another_id(tmp_path: Path, pty_pair: Pt
     owners: dict[str, SerialLink] = {}
     second = PtyPair(tmp_path, "ttyFAYD1", "device1").start()
     try:
-        link1 = SerialLink(str(pty_pair.a), inbox, owners=owners)
-        link2 = SerialLink(str(second.a), inbox, owners=owners)
+        link1 = SerialLink(str(pty_pair.a), inbox, keys, owners=owners)
+        link2 = SerialLink(str(second.a), inbox, keys, owners=owners)
         async with running(link1), running(link2):
             await asyncio.wait_for(link1.connected.wait(), 5)
             await asyncio.wait_for(link2.connected.wait(), 5)
             with device_on(pty_pair.b) as dev1, device_on(second.b) as dev2:
                 dev1.port.write(encode_packet("hello", b'{"device": "kitchen"'))  # cut short
                 assert errors_of(await dev1.receive()) == ["malformed"]
-                dev1.hello("kitchen")
+                await dev1.hello("kitchen")
                 await until(lambda: owners.get("kitchen") is link1)
-                dev1.hello("bedroom")  # the same port, now another id: refused
-                dev2.hello("kitchen")  # another port, an id already taken: refused
+                dev1.say_hello("bedroom")  # the same port, now another id: refused
+                dev2.say_hello("kitchen")  # another port, an id already taken: refused
                 assert errors_of(await dev1.receive()) == ["malformed", "bad-id"]
                 assert errors_of(await dev2.receive()) == ["bad-id"]
                 dev1.send(TextIn("still me"))
@@ -153,13 +174,14 @@ async def test_a_device_cannot_speak_for_another_id(tmp_path: Path, pty_pair: Pt
 async def test_garbage_on_the_line_loses_no_valid_frame(pty_pair: PtyPair) -> None:
     """100k random and mutated packets, with valid events between them, through a PTY."""
     inbox = Inbox()
-    link = SerialLink(str(pty_pair.a), inbox, queue_size=4096)
+    link = SerialLink(str(pty_pair.a), inbox, keys, queue_size=4096)
     rng = random.Random(9)
     async with running(link):
         await asyncio.wait_for(link.connected.wait(), 5)
         with device_on(pty_pair.b) as dev:
-            stream = bytearray(b"rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n")
-            stream += encode_packet("hello", encode(Hello(device="s1", roles=("sensor",))))
+            boot = b"rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n"
+            await dev.hello("s1", before=boot)
+            stream = bytearray()
             sent = 0
             for i in range(100_000):
                 if i % 2:
@@ -183,11 +205,11 @@ async def test_garbage_on_the_line_loses_no_valid_frame(pty_pair: PtyPair) -> No
 
 async def test_unplug_then_replug_resumes(pty_pair: PtyPair) -> None:
     inbox = Inbox()
-    link = SerialLink(str(pty_pair.a), inbox, min_backoff=0.05, max_backoff=0.2)
+    link = SerialLink(str(pty_pair.a), inbox, keys, min_backoff=0.05, max_backoff=0.2)
     async with running(link):
         await asyncio.wait_for(link.connected.wait(), 5)
         with device_on(pty_pair.b) as dev:
-            dev.hello("arm")
+            await dev.hello("arm")
             await asyncio.wait_for(link.identified.wait(), 5)
 
         pty_pair.stop()  # the cable is pulled
@@ -201,7 +223,7 @@ async def test_unplug_then_replug_resumes(pty_pair: PtyPair) -> None:
         pty_pair.start()  # and plugged in again
         await until(lambda: link.status.opens == 2)
         with device_on(pty_pair.b) as dev:
-            dev.hello("arm")  # a device says hello after every (re)connect
+            await dev.hello("arm")  # a device says hello after every (re)connect
             dev.send(TextIn("back again"))
             await until(lambda: inbox.kinds()[-1] == ("arm", "text"))
             assert link.send("arm", Command("stop"))
@@ -209,18 +231,18 @@ async def test_unplug_then_replug_resumes(pty_pair: PtyPair) -> None:
 
 
 async def test_outbox_is_bounded(pty_pair: PtyPair) -> None:
-    link = SerialLink(str(pty_pair.a), Inbox(), queue_size=8)
+    link = SerialLink(str(pty_pair.a), Inbox(), keys, queue_size=8)
     async with running(link):
         # pyserial flushes the input when it opens a port: a device speaks once it is open.
         await asyncio.wait_for(link.connected.wait(), 5)
         with device_on(pty_pair.b) as dev:
-            dev.hello("d1")
+            await dev.hello("d1")
             await asyncio.wait_for(link.identified.wait(), 5)
             # No await in between: the writer cannot drain, so all but 8 are dropped.
             results = [link.send("d1", Command("stop")) for _ in range(100)]
             assert results.count(True) == 8
             assert link.status.dropped == 92
-            assert len(await dev.receive(8)) == 8
+            assert [k for k, _ in (await dev.receive(8))[-8:]] == ["command"] * 8
 
 
 def test_scan_dedupes_symlinks_and_skips_dangling_ones(tmp_path: Path) -> None:
@@ -234,7 +256,7 @@ def test_scan_dedupes_symlinks_and_skips_dangling_ones(tmp_path: Path) -> None:
 
 async def test_watcher_follows_ports_as_they_come_and_go(tmp_path: Path) -> None:
     inbox = Inbox()
-    watcher = SerialWatcher(inbox, patterns=[str(tmp_path / "ttyFAYD*")], interval=0.05)
+    watcher = SerialWatcher(inbox, keys, patterns=[str(tmp_path / "ttyFAYD*")], interval=0.05)
     pair = PtyPair(tmp_path)
     try:
         async with running(watcher):
@@ -245,7 +267,7 @@ async def test_watcher_follows_ports_as_they_come_and_go(tmp_path: Path) -> None
             link = watcher.links[str(pair.a)][0]
             await asyncio.wait_for(link.connected.wait(), 5)
             with device_on(pair.b) as dev:
-                dev.hello("screen-1")
+                await dev.hello("screen-1")
                 await until(lambda: watcher.owns("screen-1"))
                 assert watcher.send("screen-1", Command("stop"))
                 assert not watcher.send("nobody", Command("stop"))
@@ -261,7 +283,7 @@ async def test_watcher_follows_ports_as_they_come_and_go(tmp_path: Path) -> None
             link = watcher.links[str(pair.a)][0]
             await asyncio.wait_for(link.connected.wait(), 5)
             with device_on(pair.b) as dev:
-                dev.hello("screen-1")
+                await dev.hello("screen-1")
                 dev.send(TextIn("hello again"))
                 await until(lambda: inbox.kinds()[-1] == ("screen-1", "text"))
                 assert watcher.send("screen-1", Command("stop"))

@@ -45,15 +45,21 @@ def _quoted(value: str, limit: int = 40) -> str:
 
 
 def is_device_id(device: object) -> bool:
-    # fullmatch: "$" alone would let a trailing newline through.
-    return isinstance(device, str) and DEVICE_ID_RE.fullmatch(device) is not None
+    # fullmatch: "$" alone would let a trailing newline through. Dots alone ("." "..") are
+    # refused: an id becomes a file or folder name (provisioning, logs), where they mean
+    # "here" and "the folder above".
+    return (
+        isinstance(device, str)
+        and DEVICE_ID_RE.fullmatch(device) is not None
+        and device.strip(".") != ""
+    )
 
 
 def check_device_id(device: str, field: str = "device") -> str:
     if not is_device_id(device):
         quoted = _quoted(device) if isinstance(device, str) else type(device).__name__
         size = f" ({len(device)} characters)" if isinstance(device, str) else ""
-        message = f"bad device id {quoted}{size}: 1-64 of A-Z a-z 0-9 _ . -"
+        message = f"bad device id {quoted}{size}: 1-64 of A-Z a-z 0-9 _ . -, not only dots"
         raise FieldError(message, field, "bad-id")
     return device
 
@@ -407,7 +413,58 @@ class Alert(Frame):
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+#: A challenge's nonce: 128-256 random bits in lowercase hex.
+NONCE_RE = re.compile(r"[0-9a-f]{32,64}")
+#: A proof: an HMAC-SHA256 in lowercase hex.
+PROOF_RE = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Challenge(Frame):
+    """fayd → a board on a serial port, after its hello: prove you hold your device's key.
+    The nonce is fresh for every hello and good for one answer. Serial only: over MQTT the
+    broker's login is the proof."""
+
+    KIND: ClassVar[str] = "challenge"
+    nonce: str
+
+    def __post_init__(self) -> None:
+        if not NONCE_RE.fullmatch(self.nonce):
+            raise FieldError("challenge nonce must be 32-64 lowercase hex digits", "nonce")
+
+
+@dataclass(frozen=True)
+class Proof(Frame):
+    """A board → fayd, the answer to a challenge: ``mac`` is HMAC-SHA256(key,
+    "fayd-serial-v1\\n<device>\\n<nonce>\\n") in hex (fayd.auth.device_keys.serial_proof)."""
+
+    KIND: ClassVar[str] = "proof"
+    device: str
+    nonce: str
+    mac: str
+
+    def __post_init__(self) -> None:
+        check_device_id(self.device)
+        if not NONCE_RE.fullmatch(self.nonce):
+            raise FieldError("proof nonce must be 32-64 lowercase hex digits", "nonce")
+        if not PROOF_RE.fullmatch(self.mac):
+            raise FieldError("proof mac must be 64 lowercase hex digits", "mac")
+
+
 JSON_KINDS: dict[str, type] = {
     cls.KIND: cls
-    for cls in (Hello, Presence, Heartbeat, TextIn, SensorEvent, Command, Ack, Error, Human, Alert)
+    for cls in (
+        Hello,
+        Presence,
+        Heartbeat,
+        TextIn,
+        SensorEvent,
+        Command,
+        Ack,
+        Error,
+        Human,
+        Alert,
+        Challenge,
+        Proof,
+    )
 }

@@ -44,6 +44,8 @@ KIND_CODES: dict[str, int] = {
     "error": 0x09,
     "audio": 0x0A,
     "alert": 0x0B,
+    "challenge": 0x0C,
+    "proof": 0x0D,
 }
 CODE_KINDS: dict[int, str] = {code: kind for kind, code in KIND_CODES.items()}
 assert set(KIND_CODES) == set(KINDS), "every protocol kind needs a serial code"

@@ -30,6 +30,7 @@ from typing import Any
 
 from fayd.beat import until_beat
 from fayd.transport.serial import DEFAULT_BAUDRATE, Inbound, SerialLink, SerialStatus
+from fayd.transport.serial_auth import Keys
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +57,14 @@ class SerialWatcher:
     """Starts a link for each port that appears and stops it when the port vanishes.
 
     Routes downlink frames like a single link: ``send(device, frame)`` goes to the port
-    whose device said hello with that id; ``owns(device)`` says whether one does.
+    whose device said hello with that id and proved its key (``keys``: device id → its key);
+    ``owns(device)`` says whether one does.
     """
 
     def __init__(
         self,
         inbound: Inbound,
+        keys: Keys,
         *,
         patterns: Sequence[str] = DEFAULT_PATTERNS,
         interval: float = 1.0,
@@ -70,6 +73,7 @@ class SerialWatcher:
         max_backoff: float = 5.0,
     ) -> None:
         self.inbound = inbound
+        self.keys = keys
         self.patterns = tuple(patterns)
         self.interval = interval
         self.baudrate = baudrate
@@ -99,6 +103,12 @@ class SerialWatcher:
                 why = f"released for {until - now:.0f} s more: a board is being provisioned"
                 out.append(SerialStatus(name, last_error=why).as_dict())
         return out
+
+    async def recheck(self) -> list[str]:
+        """Keys changed: the devices dropped because theirs is gone or new."""
+        links = [link for link, _ in self.links.values()]
+        dropped = await asyncio.gather(*(link.recheck() for link in links))
+        return [link.port for link, gone in zip(links, dropped, strict=True) if gone]
 
     async def release(self, port: str, seconds: float) -> dict[str, Any]:
         """Close ``port`` (any name of it) and leave it alone for ``seconds``; 0 gives it
@@ -159,6 +169,7 @@ class SerialWatcher:
                 link = SerialLink(
                     port,
                     self.inbound,
+                    self.keys,
                     baudrate=self.baudrate,
                     queue_size=self.queue_size,
                     max_backoff=self.max_backoff,

@@ -7,12 +7,17 @@ with no locks or thread hand-off, a lost port shows up as an error in the same t
 handles it, and cancelling the link is just cancelling a task. (pyserial-asyncio would do the
 same, but is another dependency for 30 lines.)
 
-A serial link learns its device from the device's ``hello``; until then every other frame
-is refused with an ``error`` frame (``unexpected``), which tells the device to say hello. A
-hello naming another device than the one already on the link, or a device already on
-another serial link, is refused (``bad-id``). When the port goes away (a pulled cable), the
-link tells the hub that the device is offline (a ``presence`` frame, as MQTT's last will
-would), forgets the device and reopens the port with back-off until it comes back.
+A serial link learns its device from the device's ``hello`` and takes it only once the
+board has proved it holds that device's key (:mod:`fayd.transport.serial_auth`): fayd answers
+the hello with a ``challenge``, the board with a ``proof``; then the hello goes to the hub,
+and the frames after it. Before that every other frame is dropped with an ``error`` frame
+(``unexpected``: send hello first; ``unauthorized``: answer the challenge first), a burst
+then one a second. A device never added (no key) or a wrong proof is refused
+(``unauthorized``, logged once). A hello naming another device than the one already on the
+link, or a device already on another serial link, is refused (``bad-id``). When the port
+goes away (a pulled cable), the link tells the hub that the device is offline (a
+``presence`` frame, as MQTT's last will would), forgets the device and reopens the port
+with back-off until it comes back.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from typing import Any
 import serial
 
 from fayd.errors import LinkError, ProtocolError
-from fayd.protocol import Error, decode, encode
+from fayd.protocol import Ack, Error, Hello, Proof, decode, encode
 from fayd.protocol.serial import SerialDecoder, SerialGarbage, encode_packet
+from fayd.transport.serial_auth import UNAUTHORIZED, Gate, Keys, Limiter, Once, Refused, no_key
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +64,10 @@ class SerialStatus:
     bytes_in: int = 0
     bytes_out: int = 0
     garbage: Counter[str] = field(default_factory=Counter)
+    #: The handshake: "" (none yet), "challenged D", "D proved its key", "refused D: why".
+    auth: str = ""
+    #: Error frames not sent because of the rate limit.
+    errors_suppressed: int = 0
     last_error: str = ""
     last_error_at: float = 0.0
 
@@ -93,13 +103,16 @@ class SerialLink:
     """Moves frames over one serial port. ``send`` never blocks: a full outbox drops.
 
     ``owners`` is shared by the links of one :class:`~fayd.transport.hotplug.SerialWatcher`
-    (device id → link), so one device id cannot be on two ports at once.
+    (device id → link), so one device id cannot be on two ports at once. ``keys`` gives a
+    device's key (None: never added); a device's frames are taken only once its board has
+    proved it holds that key.
     """
 
     def __init__(
         self,
         port: str,
         inbound: Inbound,
+        keys: Keys,
         *,
         baudrate: int = DEFAULT_BAUDRATE,
         queue_size: int = 256,
@@ -110,6 +123,7 @@ class SerialLink:
     ) -> None:
         self.port = port
         self.inbound = inbound
+        self.keys = keys
         self.baudrate = baudrate
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
@@ -119,8 +133,13 @@ class SerialLink:
         self.outbox: asyncio.Queue[bytes] = asyncio.Queue(queue_size)
         self.status = SerialStatus(port)
         self.connected = asyncio.Event()  # the port is open
-        self.identified = asyncio.Event()  # a device said hello
+        self.identified = asyncio.Event()  # a device said hello and proved its key
+        #: The device on this port: set once its board proved its key, never before.
         self.device: str | None = None
+        self.gate = Gate()
+        self._secret = ""  # the key the device proved with (a changed one drops it)
+        self._limit = Limiter()
+        self._once = Once()
         self._decoder = SerialDecoder()
         self._serial: serial.Serial | None = None
         self._last_garbage_reply = 0.0
@@ -131,7 +150,9 @@ class SerialLink:
         """Queue one frame for the device on this port; False if dropped (full outbox, or
         ``device`` is not, or no longer, the one on this port)."""
         if device != self.device:
-            log.debug("serial %s: no device %r here, %s frame dropped", self.port, device, frame)
+            # The frame's kind, not the frame: a text frame's repr holds its words.
+            kind = getattr(frame, "KIND", type(frame).__name__)
+            log.debug("serial %s: no device %r here, %s frame dropped", self.port, device, kind)
             return False
         kind = frame.KIND  # type: ignore[attr-defined]
         return self._push(encode_packet(kind, encode(frame)))
@@ -187,6 +208,7 @@ class SerialLink:
             raise LinkError(f"serial {self.port}: cannot open: {exc}") from exc
         self._serial = ser
         self._decoder = SerialDecoder()
+        self._once.clear()
         self.status.open = True
         self.status.opens += 1
         self.connected.set()
@@ -261,38 +283,120 @@ class SerialLink:
 
     async def _on_packet(self, kind: str, payload: bytes) -> None:
         self.status.received += 1
-        if kind == "hello":
-            if not self._accept_hello(payload):
-                return
+        if kind == Hello.KIND:
+            await self._on_hello(payload)
+        elif kind == Proof.KIND:
+            await self._on_proof(payload)
         elif self.device is None:
-            if kind != Error.KIND:  # never answer an error with an error
-                self._refuse("unexpected", f"{kind} frame before hello: send hello first")
-            else:
-                log.warning("serial %s: error frame before hello: %r", self.port, payload[:200])
-            return
-        assert self.device is not None
-        await self.inbound(self.device, kind, payload)
+            self._before_proof(kind, payload)
+        else:
+            await self.inbound(self.device, kind, payload)
 
-    def _accept_hello(self, payload: bytes) -> bool:
-        """Learn (or confirm) the device of this port from its hello."""
+    def _before_proof(self, kind: str, payload: bytes) -> None:
+        """A frame from a board that has not proved its key: dropped, never taken."""
+        claim = self.gate.claim
+        if kind == Error.KIND:  # never answer an error with an error; log it once
+            who = claim.device if claim else ""
+            if self._once.first(who, "error frame"):
+                try:  # a board without a key says so this way
+                    error = decode(Error.KIND, payload)
+                    said = f"{error.code}: {error.message}"
+                except ProtocolError:
+                    said = repr(payload[:200])
+                log.warning(
+                    "serial %s: %s before a proof says %s", self.port, who or "a board", said
+                )
+        elif claim is not None:
+            what = f"{kind} frame before the proof of {claim.device!r}"
+            self._refuse(UNAUTHORIZED, f"{what}: answer the challenge first", claim.device)
+        else:
+            self._refuse("unexpected", f"{kind} frame before hello: send hello first")
+
+    async def _on_hello(self, payload: bytes) -> None:
+        """A board says who it is: challenge it with that device's key."""
         try:
-            hello = decode("hello", payload)
+            hello = decode(Hello.KIND, payload)
         except ProtocolError as exc:
             self._refuse(exc.code, f"bad hello: {exc}")
-            return False
-        if self.device is not None and hello.device != self.device:
-            self._refuse("bad-id", f"hello names {hello.device!r} on the port of {self.device!r}")
-            return False
-        owner = self.owners.get(hello.device)
+            return
+        device = hello.device
+        if self.device is not None:
+            if device != self.device:
+                self._refuse("bad-id", f"hello names {device!r} on the port of {self.device!r}")
+                return
+            await self._forget()  # the board started again: it proves itself again
+        owner = self.owners.get(device)
         if owner is not None and owner is not self:
-            self._refuse("bad-id", f"device {hello.device!r} is already on {owner.port}")
-            return False
-        if self.device is None:
-            log.info("serial %s: device %s said hello", self.port, hello.device)
-        self.device = hello.device
-        self.status.device = hello.device
-        self.owners[hello.device] = self
+            self._refuse("bad-id", f"device {device!r} is already on {owner.port}")
+            return
+        secret = await self._key_of(device)
+        if secret is None:
+            self.gate.reset()
+            self._refused(no_key(device))
+            return
+        challenge = self.gate.challenge(device, payload, secret)
+        self.status.auth = f"challenged {device}"
+        log.debug("serial %s: device %s said hello; challenged", self.port, device)
+        self._push(encode_packet(challenge.KIND, encode(challenge)))
+
+    async def _on_proof(self, payload: bytes) -> None:
+        """The board's answer: the device (and its held hello) is taken only if it holds."""
+        try:
+            proof = decode(Proof.KIND, payload)
+        except ProtocolError as exc:
+            self.gate.reset()  # any answer uses the challenge up
+            self._refuse(exc.code, f"bad proof: {exc}")
+            return
+        try:
+            claim = self.gate.check(proof)
+        except Refused as exc:
+            self._refused(exc)
+            return
+        owner = self.owners.get(claim.device)
+        if owner is not None and owner is not self:  # another port proved it meanwhile
+            self._refuse("bad-id", f"device {claim.device!r} is already on {owner.port}")
+            return
+        self.device = claim.device
+        self._secret = claim.secret
+        self.status.device = claim.device
+        self.status.auth = f"{claim.device} proved its key"
+        self.owners[claim.device] = self
         self.identified.set()
+        log.info("serial %s: device %s said hello and proved its key", self.port, claim.device)
+        self._push(encode_packet(Ack.KIND, encode(Ack(claim.nonce))))  # the board may speak
+        await self.inbound(claim.device, Hello.KIND, claim.hello)
+
+    async def _key_of(self, device: str) -> str | None:
+        try:
+            return await self.keys(device)
+        except Exception:  # a store that fails: nobody is taken, the link goes on
+            log.exception("serial %s: could not read the key of %s", self.port, device)
+            return None
+
+    def _refused(self, exc: Refused) -> None:
+        """The handshake failed: an error frame naming why; logged once per device and why."""
+        self.status.auth = f"refused {exc.device}: {exc.why}"
+        if self._once.first(exc.device, exc.why):
+            log.warning("serial %s: refused: %s (said once)", self.port, exc)
+        self._refuse(UNAUTHORIZED, str(exc), exc.device, logged=False)
+
+    async def recheck(self) -> bool:
+        """Keys changed (``fayd devices add --new-key``, ``remove``): a device whose key is
+        gone or new is dropped (reported offline) and must prove itself again. True if so."""
+        claim = self.gate.claim
+        if claim is not None and await self._key_of(claim.device) != claim.secret:
+            if self.gate.claim is claim:  # a challenge made with the old key: void
+                self.gate.reset()
+        device = self.device
+        if device is None:
+            return False
+        secret = await self._key_of(device)
+        if secret is not None and secret == self._secret:
+            return False
+        await self._forget()
+        why = "no key" if secret is None else "new key"
+        message = f"the key of {device!r} was removed or replaced: say hello and prove it again"
+        self._refused(Refused(device, why, message))
         return True
 
     def _on_garbage(self, garbage: SerialGarbage) -> None:
@@ -307,10 +411,16 @@ class SerialLink:
             self._last_garbage_reply = now
             self._refuse(garbage.code, f"serial packet dropped: {garbage}")
 
-    def _refuse(self, code: str, message: str) -> None:
+    def _refuse(self, code: str, message: str, device: str = "", *, logged: bool = True) -> None:
+        """Drop a frame with an error frame: a burst, then one a second (counted beyond)."""
         self.status.refused += 1
-        log.warning("serial %s: refused: %s", self.port, message)
-        self._push(encode_packet(Error.KIND, encode(Error(code, message))))
+        if not self._limit.take():
+            self.status.errors_suppressed += 1
+            return
+        if logged and self._once.first(device, message[:80]):
+            log.warning("serial %s: refused: %s", self.port, message)
+        field = "device" if code == UNAUTHORIZED else None
+        self._push(encode_packet(Error.KIND, encode(Error(code, message, field=field))))
 
     def _push(self, packet: bytes) -> bool:
         try:
@@ -329,6 +439,8 @@ class SerialLink:
             self.outbox.get_nowait()
         device, self.device = self.device, None
         self.status.device = None
+        self._secret = ""
+        self.gate.reset()
         self.identified.clear()
         if device is None:
             return

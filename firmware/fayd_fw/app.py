@@ -59,7 +59,8 @@ class Device:
             if cfg["serial"].get("uart") == "usb" and hw.console_wanted():
                 raise FwError("BOOT held: the USB console stays the REPL; no link", "hw")
 
-            self.link = UartLink(cfg, self.id, self.on_frame, self.on_up, self.on_down)
+            # Over serial the link says hello itself, then proves the key (transport_uart).
+            self.link = UartLink(cfg, self.id, self.on_frame, self.on_up, self.on_down, self.hello)
         else:
             from fayd_fw.transport_mqtt import MqttLink
 
@@ -101,11 +102,13 @@ class Device:
         )
         return p.encode("hello", frame)
 
-    def on_up(self):
+    def on_up(self, hello=True):
+        """The link is up; ``hello`` False when the link already said it (serial)."""
         self.heard = False
         if self.mic:
             self.mic.link_up()
-        self.send("hello", self.hello(), True)
+        if hello:
+            self.send("hello", self.hello(), True)
         self.send("presence", p.encode("presence", p.Presence(True)), True)
         hw.record("hello", transport=self.link.name)
 

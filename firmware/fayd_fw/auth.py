@@ -1,12 +1,13 @@
 # The device's secret ("key" in config.json, given by `fayd devices add`) and what comes
-# from it, exactly as fayd computes it (fayd/auth/device_keys.py): the MQTT password, and
-# the check of an update's signature. HMAC-SHA256 is written out here: hashlib.sha256 is on
-# every MicroPython port, the hmac module is not.
+# from it, exactly as fayd computes it (fayd/auth/device_keys.py): the MQTT password, the
+# answer to fayd's serial challenge, and the check of an update's signature. HMAC-SHA256
+# is written out here: hashlib.sha256 is on every MicroPython port, the hmac module is not.
 import binascii
 import hashlib
 
 MQTT_LABEL = b"fayd-mqtt-password"
 OTA_LABEL = "fayd-ota-v1"
+SERIAL_LABEL = "fayd-serial-v1"
 _BLOCK = 64
 
 
@@ -23,6 +24,13 @@ def hmac_sha256(key, msg):
 
 def mqtt_password(secret):
     return hmac_sha256(secret.encode(), MQTT_LABEL)
+
+
+def serial_proof(secret, device, nonce):
+    """Proves to fayd over serial that this board holds its device's key: fayd's fresh
+    nonce under a label of its own, so a proof is never an MQTT password or a signature."""
+    msg = "%s\n%s\n%s\n" % (SERIAL_LABEL, device, nonce)
+    return hmac_sha256(secret.encode(), msg.encode())
 
 
 def ota_message(device, version, files):

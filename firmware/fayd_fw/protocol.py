@@ -24,6 +24,8 @@ KINDS = (
     "human",
     "audio",
     "alert",
+    "challenge",
+    "proof",
 )
 
 
@@ -118,6 +120,22 @@ def Error(code, message, ref=None):
     if ref is not None:
         f["ref"] = str(ref)
     return f
+
+
+def Proof(device, nonce, mac):
+    """The answer to fayd's serial challenge (auth.serial_proof makes ``mac``)."""
+    return {"v": 1, "device": device, "nonce": nonce, "mac": mac}
+
+
+def challenge_nonce(frame):
+    """The nonce of a challenge frame: 32-64 lowercase hex digits, or FwError."""
+    nonce = frame.get("nonce")
+    if not isinstance(nonce, str) or not 32 <= len(nonce) <= 64:
+        raise FwError("challenge nonce must be 32-64 lowercase hex digits")
+    for c in nonce:
+        if c not in "0123456789abcdef":
+            raise FwError("challenge nonce must be 32-64 lowercase hex digits")
+    return nonce
 
 
 def human_data(frame):
@@ -232,6 +250,8 @@ KIND_CODES = {
     "error": 0x09,
     "audio": 0x0A,
     "alert": 0x0B,
+    "challenge": 0x0C,
+    "proof": 0x0D,
 }
 CODE_KINDS = {}
 for _k in KIND_CODES:
