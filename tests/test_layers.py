@@ -23,6 +23,7 @@ LAYERS = {
     "config": 0,
     "beat": 0,
     "children": 0,
+    "logwords": 0,
     "protocol": 1,
     "store": 2,
     "auth": 2,

@@ -23,6 +23,7 @@ from fayd.agent.expect import Expectations, yes_no
 from fayd.agent.ports import Devices
 from fayd.agent.prefs import Preferences
 from fayd.beat import Pulse
+from fayd.logwords import words
 from fayd.memory import Memory
 from fayd.protocol import Action
 from fayd.reminders import ReminderBook
@@ -168,7 +169,15 @@ class Speaker:
             self.devices.act(other, ALARM if timer else REMIND)
         await self.book.spoken(item["id"], free)
         self.spoken += 1
-        log.info("said to %s on %s: %r", user, ", ".join(free), text)
+        log.info(
+            "%s %s said to %s on %s: %d chars",
+            item["kind"],
+            item["id"],
+            user,
+            ", ".join(free),
+            len(text),
+        )
+        log.debug("%s %s said: %s", item["kind"], item["id"], words(text))
         if timer:
             self._alarms[item["id"]] = _Alarm(item, free, time.monotonic(), time.monotonic())
         if item.get("checkin_id"):

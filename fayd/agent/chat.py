@@ -26,6 +26,7 @@ from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, StoreError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
+from fayd.logwords import words
 from fayd.memory import Memory, extract, hygiene
 from fayd.memory.budget import context_size, counter
 from fayd.memory.context import assemble
@@ -127,8 +128,9 @@ class Chat:
                 if turn.sentences or turn.stop.is_set():
                     break
                 log.info(
-                    "reply attempt %d rejected (%s): %r", attempt + 1, judge.problem, judge.detail
+                    "turn %d: reply attempt %d rejected (%s)", turn.id, attempt + 1, judge.problem
                 )
+                log.debug("turn %d: the rejected reply: %s", turn.id, words(judge.detail))
             if not turn.sentences and not turn.stop.is_set():
                 self._fallbacks += 1
                 sentence = guard.fallback(turn.question, self._fallbacks - 1)

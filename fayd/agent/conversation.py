@@ -20,6 +20,7 @@ from fayd.agent.skills import Outcome
 from fayd.agent.turn import Turn
 from fayd.agent.understanding import Understanding
 from fayd.llm.text import SentenceSplitter
+from fayd.logwords import words
 from fayd.protocol import Action, Command, Error, Human, Sender, TextIn
 from fayd.speech import SpeechSegment
 
@@ -207,7 +208,16 @@ class Conversation:
             question, user, source = item.text, item.user or user, "text"
         turn = Turn(user=user, device=self.device, question=question, source=source)
         turn.timings.update(timings)
-        return await self.answer(turn)
+        ended = "failed"
+        try:
+            answered = await self.answer(turn)
+            ended = ""
+            return answered
+        except asyncio.CancelledError:
+            ended = "interrupted"
+            raise
+        finally:
+            log_turn(turn, ended)
 
     async def answer(self, turn: Turn) -> Turn:
         """Understand the question (router, skills: docs/understanding.md) and reply: a
@@ -294,6 +304,48 @@ class Conversation:
         if "first_audio_ms" in turn.timings:
             first_audio = turn.started + turn.timings["first_audio_ms"] / 1000
             self.playing_until = first_audio + output.audio_s
+
+
+#: The timings a turn's log line shows, by their short names.
+_SHOWN_TIMINGS = {
+    "asr_ms": "asr",
+    "understood_ms": "understood",
+    "llm_first_sentence_ms": "first sentence",
+    "first_audio_ms": "first audio",
+}
+
+
+def log_turn(turn: Turn, ended: str = "") -> None:
+    """One INFO line a turn: its number, device, user, intent, lengths and timings, never
+    its words (fayd.logwords); those go to a DEBUG line, shown only with ``[log] words``."""
+    decision = turn.decision
+    how = (
+        f"{decision['intent']} via {decision['via']} {decision['score']:.2f}"
+        if decision
+        else "no router"
+    )
+    took = round((time.monotonic() - turn.started) * 1000)
+    said = len(turn.sentences)
+    steps = ", ".join(
+        f"{name} {turn.timings[key]:.0f}"
+        for key, name in _SHOWN_TIMINGS.items()
+        if key in turn.timings
+    )
+    log.info(
+        "turn %d on %s for %s (%s): %s; %d chars → %d chars in %s; %d ms%s%s",
+        turn.id,
+        turn.device,
+        turn.user,
+        turn.source,
+        how,
+        len(turn.question),
+        len(turn.answer),
+        f"{said} sentence{'' if said == 1 else 's'}",
+        took,
+        f" ({steps})" if steps else "",
+        f"; {ended}" if ended else "",
+    )
+    log.debug("turn %d: heard %s, said %s", turn.id, words(turn.question), words(turn.answer))
 
 
 async def _sentences(turn: Turn, text: str) -> AsyncIterator[str]:

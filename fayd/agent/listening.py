@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from fayd.logwords import words
 from fayd.speech import Asr, SpeechSegment
 
 log = logging.getLogger(__name__)
@@ -94,5 +95,6 @@ class Transcriber:
                 log.error("speech recognition failed: %s: %s", type(exc).__name__, exc)
                 raise NotHeard(f"speech recognition failed: {exc}") from exc
         took = round((loop.time() - started) * 1000, 1)
-        log.info("device %s heard (%.0f ms): %r", self.device, took, text)
+        log.info("device %s heard %d chars in %.0f ms", self.device, len(text.strip()), took)
+        log.debug("device %s heard %s", self.device, words(text.strip()))
         return text.strip(), took

@@ -5,6 +5,7 @@ the first sentence's speech goes first)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ from fayd.agent.understand.text import join_sentences
 
 #: The longest the model waits for a held turn (a safety net: the holder always releases).
 MAX_HOLD_S = 2.0
+#: Turn numbers since the start: the log names a turn by its number, not its words.
+_numbers = itertools.count(1)
 
 
 def _set_event() -> threading.Event:
@@ -40,6 +43,8 @@ class Turn:
     #: Cleared while the first sentence is being synthesised: the model waits between tokens
     #: so that speech, the thing the user is waiting for, has the CPU (``hold_model``).
     model_may_run: threading.Event = field(default_factory=_set_event)
+    #: This turn's number since the daemon started (its log lines carry it).
+    id: int = field(default_factory=lambda: next(_numbers))
 
     @contextlib.contextmanager
     def hold_model(self) -> Iterator[None]:

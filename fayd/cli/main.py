@@ -21,7 +21,7 @@ def cmd_run(cfg: Config, args: argparse.Namespace) -> int:
     from fayd.service.daemon import Daemon
     from fayd.service.logs import setup_logging
 
-    setup_logging(args.log_level or cfg.log.level)
+    setup_logging(args.log_level or cfg.log.level, words=cfg.log.words)
     asyncio.run(Daemon(cfg).run())
     return 0
 
@@ -43,7 +43,9 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     print(f"broker: {broker['url']}{embedded}, {link}")
     for port in status.get("serial") or []:
         state = "open" if port["open"] else f"closed ({port['last_error']})"
-        print(f"serial: {port['port']} {state}, device {port['device'] or '(no hello yet)'}")
+        # A board that said hello but has not proved its key is not the port's device.
+        device = port["device"] or f"(none: {port.get('auth') or 'no hello yet'})"
+        print(f"serial: {port['port']} {state}, device {device}")
     for role, model in status["models"].items():
         print(f"model {role:4} {'ok     ' + str(model['file']) if model['ok'] else 'MISSING'}")
         if not model["ok"]:

@@ -160,7 +160,10 @@ class RemoteLlm(GatedChat):
                 try:
                     event = json.loads(data)
                 except ValueError as exc:
-                    raise ModelError(f"LLM server {url} sent a bad event: {data[:200]!r}") from exc
+                    # Not quoted: the event may carry the model's words, and this goes to the log.
+                    raise ModelError(
+                        f"LLM server {url} sent a bad event ({len(data)} characters): {exc}"
+                    ) from exc
                 seen = True
                 yield event
             if not seen:

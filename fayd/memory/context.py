@@ -37,6 +37,7 @@ from datetime import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from fayd.logwords import words
 from fayd.memory import documents as docs
 from fayd.memory import hygiene
 from fayd.memory import playbooks as pb
@@ -119,7 +120,8 @@ def _one_line(text: str) -> str:
 def _safe(text: str, what: str) -> bool:
     phrase = looks_like_instruction(text)
     if phrase:
-        log.warning("context: %s left out, it reads like an instruction: %r", what, phrase)
+        log.warning("context: %s left out, it reads like an instruction", what)
+        log.debug("context: %s left out for %s", what, words(phrase))
     return phrase is None
 
 

@@ -44,6 +44,7 @@ from typing import Any
 import sqlite_utils
 
 from fayd.llm import ChatLlm
+from fayd.logwords import words
 from fayd.memory import documents as docs
 from fayd.memory import hygiene, quarantine
 from fayd.memory.budget import CountTokens, context_size, counter
@@ -365,7 +366,11 @@ def write_items(
         if reason is not None:
             payload = _held_payload(username, item, conversation)
             held.append(quarantine.put(db, "node", payload, reason, now))
-            log.warning("extracted %s held for review (%s)", item.category, reason)
+            # The reason may quote the text (the phrase that reads like an instruction).
+            log.warning(
+                "extracted %s held for review (%s)", item.category, reason.partition(":")[0]
+            )
+            log.debug("extracted %s held for review: %s", item.category, words(reason))
         elif item.category in OVERWRITE:
             digest.append(item)
         elif _append(db, username, item, conversation, now):
@@ -452,13 +457,17 @@ def run_extraction(
     items = parse_items(answer)
     report["answer"] = answer
     if items is None:
-        log.warning("memory extraction from %s: unparsable answer %r", span, answer[:200])
+        log.warning("memory extraction from %s: unparsable answer (%d chars)", span, len(answer))
+        log.debug("memory extraction from %s: the unparsable answer: %s", span, words(answer))
         return {**report, "error": "unparsable answer"}
     items, unfounded = drop_unfounded(
         drop_echoes(items, messages, username), pairs, username, agent_name
     )
     for gone in unfounded:
-        log.info("extracted %s dropped (%s): %r", gone["category"], gone["reason"], gone["text"])
+        log.info(
+            "extracted %s dropped (%s): %s", gone["category"], gone["reason"], words(gone["text"])
+        )
+        log.debug("extracted %s dropped, its words: %s", gone["category"], words(gone["text"]))
     stamp = time.time() if now is None else now
     try:
         result = store.call(write_items, username, conv, items, stamp)

@@ -12,6 +12,8 @@ import logging
 import re
 from typing import Any, Protocol
 
+from fayd.logwords import words
+
 log = logging.getLogger(__name__)
 
 ON_FAILURE = 3.0
@@ -74,7 +76,8 @@ def parse_importance(answer: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        log.warning("unparsable importance answer %r, using %s", answer, ON_UNPARSABLE)
+        log.warning("unparsable importance answer %s, using %s", words(answer), ON_UNPARSABLE)
+        log.debug("the unparsable importance answer: %s", words(answer))
         return ON_UNPARSABLE
     if not LOW <= number <= HIGH:
         return ON_UNPARSABLE

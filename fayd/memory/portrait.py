@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from fayd.llm import ChatLlm
+from fayd.logwords import words
 from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
 from fayd.memory.per_user import for_each_user
@@ -104,7 +105,12 @@ def portrait_user(
     answer = llm.chat(messages, max_tokens=ANSWER_TOKENS, temperature=0.3, background=True)
     portrait = fit_chars(answer)
     if len(portrait) < 10:
-        log.warning("portrait for %s: unusable answer %r, the old one is kept", username, answer)
+        log.warning(
+            "portrait for %s: unusable answer (%d chars), the old one is kept",
+            username,
+            len(answer),
+        )
+        log.debug("portrait for %s: the unusable answer: %s", username, words(answer))
         return {"user": username, "skipped": "unusable answer"}
     memory.set_user_profile(username, portrait)
     return {"user": username, "chars": len(portrait), "conversations": len(lines)}

@@ -19,6 +19,7 @@ from datetime import datetime as dt
 from typing import Any
 
 from fayd.llm import ChatLlm
+from fayd.logwords import words
 from fayd.memory.budget import context_size, counter
 from fayd.memory.nodes import FAY_TIME, NewNode
 from fayd.memory.per_user import for_each_user
@@ -146,7 +147,8 @@ def reflect_user(
     )
     insights = [i for i in parse_insights(answer) if looks_like_instruction(i) is None]
     if not insights:
-        log.warning("reflection for %s gave no usable insight: %r", username, answer[:200])
+        log.warning("reflection for %s gave no usable insight (%d chars)", username, len(answer))
+        log.debug("reflection for %s: the answer: %s", username, words(answer))
         return {"user": username, "anchor": anchor, "written": [], "skipped": "no insight"}
     ids = [h["node_id"] for h in sources]
     tags = [t for t in reflection_tags(h["tags"] for h in sources) if not t.startswith("trust:")]

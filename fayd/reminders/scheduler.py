@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fayd.beat import Pulse
+from fayd.logwords import words
 from fayd.reminders import queue, records
 from fayd.reminders.clock import Clock
 from fayd.store import Store
@@ -87,7 +88,13 @@ class Scheduler:
             log.error("%d reminders could not be read and were marked broken", broke)
         for event in events:
             self.care_events += 1
-            log.warning("medication not confirmed by %s: %s", event["user"], event["what"])
+            log.warning(
+                "medication not confirmed by %s: reminder %s (%s)",
+                event["user"],
+                event.get("reminder"),
+                words(event["what"]),
+            )
+            log.debug("reminder %s's words: %s", event.get("reminder"), words(event["what"]))
             if self.on_care_event is not None:
                 self.on_care_event(event)
         self.fired += len(made)

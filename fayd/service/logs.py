@@ -15,6 +15,8 @@ import os
 import sys
 from collections.abc import Mapping
 
+from fayd.logwords import PrivacyFilter
+
 try:  # the optional [systemd] extra
     from systemd.journal import JournalHandler
 except ImportError:
@@ -96,11 +98,15 @@ def _make_handler(environ: Mapping[str, str]) -> logging.Handler:
     return handler
 
 
-def setup_logging(level: str | int = "INFO", environ: Mapping[str, str] | None = None) -> None:
+def setup_logging(
+    level: str | int = "INFO", environ: Mapping[str, str] | None = None, words: bool = False
+) -> None:
     """Route the root logger to the journal or stderr at ``level``; safe to call again.
 
-    A repeated call replaces the handler it installed earlier (and picks up a new level or
-    environment) and leaves handlers installed by others (pytest's, for example) alone.
+    People's words reach the log only in DEBUG records and only with ``words`` (``[log]
+    words``); secrets in URLs never (fayd.logwords). A repeated call replaces the handler it
+    installed earlier (and picks up a new level or environment) and leaves handlers
+    installed by others (pytest's, for example) alone.
     """
     numeric = _parse_level(level)
     root = logging.getLogger()
@@ -109,5 +115,6 @@ def setup_logging(level: str | int = "INFO", environ: Mapping[str, str] | None =
         old.close()
     handler = _make_handler(os.environ if environ is None else environ)
     setattr(handler, _MARK, True)
+    handler.addFilter(PrivacyFilter(show_words=words))
     root.addHandler(handler)
     root.setLevel(numeric)
