@@ -6,10 +6,12 @@
    and no ``Sec-Fetch-Site`` saying another site sent it (any cross-site browser request);
 3. it has ``Authorization: Bearer <token>`` (fayd.auth.tokens), compared in constant time;
 4. a request with a body says ``Content-Type: application/json`` (a cross-site form or
-   ``text/plain`` POST needs no CORS preflight; a JSON one does, and is refused above).
+   ``text/plain`` POST needs no CORS preflight; a JSON one does, and is refused above);
+5. its body is within the route's limit (fayd.auth.body_limit): a ``Content-Length`` over
+   it is refused unread, and any other body is counted while the guard reads it.
 
-Checked in that order; the first failure answers 403, 401 or 415 with a JSON error and the
-route never runs. WebSocket handshakes get checks 1-3 (refused as HTTP 403)."""
+Checked in that order; the first failure answers 403, 401, 415 or 413 with a JSON error and
+the route never runs. WebSocket handshakes get checks 1-3 (refused as HTTP 403)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import hmac
 import json
 from collections.abc import Iterable
 from typing import Any
+
+from fayd.auth.body_limit import BodyLimits, TooLarge, check_declared, has_body, read_within
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -36,10 +40,14 @@ def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[
 
 
 class HttpGuard:
-    def __init__(self, app: Any, token: str, hosts: frozenset[str]) -> None:
+    def __init__(
+        self, app: Any, token: str, hosts: frozenset[str], bodies: BodyLimits | None = None
+    ) -> None:
         if len(token) < 16:
             raise ValueError("an HTTP token must be at least 16 characters")
         self.app = app
+        #: The largest body of each route family (a default one when not given).
+        self.bodies = bodies or BodyLimits()
         self.expected = f"Bearer {token}".encode()
         self.hosts = hosts
         self.origins = frozenset(f"http://{h}" for h in hosts)
@@ -50,7 +58,22 @@ class HttpGuard:
             if refusal is not None:
                 await self._refuse(scope, send, *refusal)
                 return
+        if scope["type"] == "http":
+            try:
+                receive = await self._bounded(scope, receive)
+            except TooLarge as exc:
+                await self._refuse(scope, send, 413, str(exc))
+                return
         await self.app(scope, receive, send)
+
+    async def _bounded(self, scope: dict[str, Any], receive: Any) -> Any:
+        """``receive`` once the body is known to be within its route's limit, or TooLarge."""
+        headers = dict(scope.get("headers") or ())
+        limit = self.bodies.of(scope.get("path", ""))
+        check_declared(headers, limit)
+        if not has_body(headers):
+            return receive
+        return await read_within(receive, limit)
 
     def refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
         """(status, reason) when the request must not pass, else None."""

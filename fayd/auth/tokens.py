@@ -19,9 +19,26 @@ class TokenUnreadable(FaydError):
     """The token file is missing or this user may not read it."""
 
 
+#: The state folder's mode: the daemon's user's alone, or, in the service install (systemd's
+#: StateDirectoryMode=0750, install.sh), group fayd's too, so that administrators who join
+#: the group use the CLI without sudo (docs/security.md).
+STATE_MODE = 0o700
+SERVICE_STATE_MODE = 0o750
+
+
+def under_service() -> bool:
+    """Run by systemd's unit (it names the state folder in $STATE_DIRECTORY)."""
+    return bool(os.environ.get("STATE_DIRECTORY"))
+
+
+def state_mode() -> int:
+    """The most the state folder may be open to (fayd.service.daemon closes it to this)."""
+    return SERVICE_STATE_MODE if under_service() else STATE_MODE
+
+
 def _mode() -> int:
     # systemd's StateDirectory is group fayd (0750): its members may use the CLI.
-    return 0o640 if os.environ.get("STATE_DIRECTORY") else 0o600
+    return 0o640 if under_service() else 0o600
 
 
 def ensure_token(state_dir: Path) -> str:

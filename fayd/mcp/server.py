@@ -10,8 +10,14 @@ from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from fayd.auth import HttpGuard, allowed_hosts
+from fayd.auth.body_limit import MIB, BodyLimits
 from fayd.mcp.tools import add_memory_tools
 from fayd.memory import Memory
+
+#: The largest request body (fayd.auth.body_limit): a memory is at most 20,000 characters
+#: (fayd.memory.nodes.MAX_CONTENT), under 240 KB even as JSON escapes; a JSON-RPC message
+#: with it fits in 1 MiB with room to spare.
+MCP_BODIES = BodyLimits(default=1 * MIB)
 
 INSTRUCTIONS = (
     "fayd's long-term memory of the people it looks after (Fay-compatible tools). Call "
@@ -43,7 +49,7 @@ def http_app(memory: Memory, token: str, host: str = "127.0.0.1", port: int = 0)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", transport_security=security, host=host
     )
-    return HttpGuard(app, token, allowed_hosts(host, port))
+    return HttpGuard(app, token, allowed_hosts(host, port), MCP_BODIES)
 
 
 async def serve_http(memory: Memory, token: str, host: str = "127.0.0.1", port: int = 8765) -> None:

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
 from fayd.auth import HttpGuard, allowed_hosts
+from fayd.auth.body_limit import KIB, MIB, BodyLimits
 from fayd.care import CareError
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
@@ -27,6 +28,12 @@ from fayd.protocol.frames import MAX_TEXT, check_device_id
 from fayd.protocol.text import BadText, check_name, check_strings
 from fayd.service.api_reminders import Reminding
 from fayd.service.api_reminders import routes as reminder_routes
+
+#: The largest request body of each route family, refused unread above (fayd.auth.body_limit,
+#: docs/security.md "Quotas"). An update carries at most 1 MiB of files (ota.MAX_TOTAL): 1.4 MB
+#: in base64, with its manifest. Every other body is a small JSON object: the longest, a text
+#: of 4,000 characters, is 48 KB even with every character written as a JSON escape.
+API_BODIES = BodyLimits(default=64 * KIB, routes=((r"/api/devices/[^/]+/ota", 2 * MIB),))
 
 
 class QuietServer(uvicorn.Server):
@@ -311,7 +318,8 @@ class ApiServer:
 
     async def run(self) -> None:
         sock = self._bind()
-        guarded = HttpGuard(self.app, self.token, allowed_hosts(self.host, self.port))
+        hosts = allowed_hosts(self.host, self.port)
+        guarded = HttpGuard(self.app, self.token, hosts, API_BODIES)
         config = uvicorn.Config(
             guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
         )

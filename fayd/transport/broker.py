@@ -39,6 +39,7 @@ from fayd.transport.broker_files import (
     write_accounts,
     write_config,
 )
+from fayd.transport.broker_scratch import put_away, restore_db
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,10 @@ def free_port(host: str = "127.0.0.1") -> int:
 def broker_folder(state_dir: Path, account: Account) -> Path:
     """Where mosquitto's files go: ``<state>/mosquitto``; but when fayd runs as root and
     mosquitto as an unprivileged account that cannot reach the state folder (e.g. under
-    /root), a folder of its own in the system's temporary folder (its retained messages
-    then last until a reboot: fayd publishes its status again at every start)."""
+    /root), a folder of its own in the system's temporary folder. That one holds password
+    hashes and saved alerts where others look: it is removed when the broker stops, and
+    its database kept in the state folder meanwhile (``EmbeddedBroker(kept_db=…)``,
+    fayd.transport.broker_scratch)."""
     folder = state_dir / "mosquitto"
     if account.is_mine or reachable(folder, account):
         return folder
@@ -89,8 +92,12 @@ class EmbeddedBroker:
         account: Account | None = None,
         pid_file: Path | None = None,
         clients: tuple[ClientAccount, ...] = (),
+        kept_db: Path | None = None,
     ) -> None:
         self.folder = folder
+        #: Set when ``folder`` is outside the state folder (broker_folder): the folder goes
+        #: when mosquitto stops, its database is kept here between runs.
+        self.kept_db = kept_db
         #: Other programs' accounts (Home Assistant), written with the devices'.
         self.clients = clients
         #: Where mosquitto's pid is kept while it runs, for the next start to find if fayd
@@ -218,6 +225,13 @@ class EmbeddedBroker:
                 as_account = {}
 
     async def run(self) -> None:
+        try:
+            await self._run()
+        finally:
+            if self.kept_db is not None:
+                put_away(self.folder, self.kept_db)
+
+    async def _run(self) -> None:
         device_secrets = await self.device_secrets()
         self.accounts = len(device_secrets)
         conf = write_config(
@@ -231,6 +245,8 @@ class EmbeddedBroker:
             self.account,
             self.clients,
         )
+        if self.kept_db is not None:  # retained messages of the last run (broker_scratch)
+            restore_db(self.folder, self.kept_db, self.account)
         self.last_error = ""
         proc = self._proc = await self._spawn(conf)
         self._write_pid(proc.pid, conf)
@@ -284,6 +300,8 @@ class EmbeddedBroker:
             text = line.decode(errors="replace").rstrip()
             if "does not contain '%c' or '%u'" in text:
                 continue  # fayd's status topic is for every device, on purpose (acl_text)
+            if "replace `message_size_limit` with `max_packet_size`" in text:
+                continue  # both, on purpose: broker_files.QUOTAS
             level = logging.INFO
             if "Error" in text:
                 # "1700000000: Error: Address already in use" → the words after the time.

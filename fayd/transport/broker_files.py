@@ -8,8 +8,12 @@ decided here (docs/security.md):
 - a device logs in with its id as user name and the password derived from its secret;
   the broker makes the user name its client id (``use_username_as_clientid``), so no client
   can take another's id and kick it off, and the ACL (by user name) lets it publish only on
-  ``<prefix>/dev/<its id>/up/#`` and read only its own ``down`` topics, fayd's status and
-  the household's alerts.
+  ``<prefix>/dev/<its id>/up/<kind>`` for the protocol's kinds (so a device cannot make
+  topics of its own, at any depth) and read only its own ``down`` topics and fayd's status
+  (a person's alerts reach the devices that may see them on those ``down`` topics; the
+  retained ``<prefix>/alerts/#`` is for fayd and Home Assistant: docs/security.md);
+- the broker's quotas (:data:`QUOTAS`, docs/security.md "Quotas") bound what one client can
+  make it hold: the size of a packet and of a message, the queue and what is in flight.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 
 from fayd.auth import DAEMON_USER, PROBE_USER, mqtt_password
 from fayd.errors import LinkError
+from fayd.protocol import KINDS, MAX_JSON
 
 
 @dataclass(frozen=True)
@@ -123,12 +128,14 @@ def hand_over(path: Path, account: Account) -> None:
 
 
 def acl_text(prefix: str, clients: tuple[ClientAccount, ...] = ()) -> str:
+    # One line per frame kind, not up/#: a device can then retain at most one message per
+    # kind (docs/security.md, "Quotas"), not one per topic it invents.
+    writes = "".join(f"pattern write {prefix}/dev/%u/up/{kind}\n" for kind in KINDS)
     return (
         "# Written by fayd at every start. A device logs in as its device id.\n"
-        f"pattern write {prefix}/dev/%u/up/#\n"
-        f"pattern read {prefix}/dev/%u/down/#\n"
+        + writes
+        + f"pattern read {prefix}/dev/%u/down/#\n"
         f"pattern read {prefix}/daemon/status\n"
-        f"pattern read {prefix}/alerts/#\n"
         f"\nuser {DAEMON_USER}\n"
         "topic readwrite #\n" + "".join(c.acl() for c in clients)
     )
@@ -185,6 +192,23 @@ def write_accounts(
     text = passwd_text(daemon_password, device_secrets, probe_password, clients)
     write_private(folder / "passwd", text, account)
 
+
+#: The broker's limits (docs/security.md, "Quotas"). A message is at most a JSON frame
+#: (MAX_JSON, 64 KiB; an audio frame is 12 + 16,384 bytes): a bigger one is dropped, and a
+#: packet of over twice that closes its client's connection before mosquitto reads it.
+#: Each client's queue of QoS 1 messages keeps room for a burst of 20,000 sensor events
+#: (~300 bytes each, 6 MB) while fayd catches up, but no more than 16 MiB; 20 in flight
+#: (mosquitto's default) keeps a device's link busy without flooding it.
+QUOTAS = (
+    f"message_size_limit {MAX_JSON}\n"
+    f"max_packet_size {2 * MAX_JSON}\n"
+    "max_queued_messages 20000\n"
+    f"max_queued_bytes {16 * 1024 * 1024}\n"
+    "max_inflight_messages 20\n"
+    # No client of fayd's keeps a session (all connect with a clean session): one that
+    # does and never comes back would keep its queue in mosquitto.db for ever.
+    "persistent_client_expiration 1d\n"
+)
 
 #: After each ``listener`` line: a listener option given before the first listener would
 #: make mosquitto open its default listener on port 1883 of every interface.
@@ -273,10 +297,7 @@ def write_config(
         "log_type warning\n"
         # No Nagle: small frames (acks, audio, human frames) leave at once instead of
         # waiting for the peer's delayed ACK (measured: ~40 ms per hop without this).
-        "set_tcp_nodelay true\n"
-        # Room for bursts of sensor events (QoS 1) while fayd catches up.
-        "max_queued_messages 20000\n"
-        "max_packet_size 1048576\n" + _listeners(host, port, tls),
+        "set_tcp_nodelay true\n" + QUOTAS + _listeners(host, port, tls),
         account,
     )
     return conf

@@ -119,6 +119,10 @@ class MqttLink:
         #: Where a device's retained message goes when it comes from the broker's store,
         #: not live (None: to ``inbound`` like the others).
         self.replayed: Inbound | None = None
+        #: Every this many seconds (0: only at connect) the broker's retained uplink
+        #: messages are asked for again, for ``replayed`` to see what devices left
+        #: retained meanwhile (fayd.transport.retained).
+        self.replay_s = 0.0
 
     def listen(self, topic_filter: str, listener: Listener) -> None:
         """Also subscribe to ``topic_filter`` (from the next connect on; one already made
@@ -139,6 +143,19 @@ class MqttLink:
             return
         for told in self.on_connect:
             told()
+
+    async def replay_retained(self) -> bool:
+        """Subscribe to the devices' uplinks again: the broker then sends its retained
+        uplink messages again (flagged retained, so to ``replayed``), and the live flow goes
+        on. False when not connected."""
+        client = self._client
+        if client is None:
+            return False
+        try:
+            await client.subscribe(self.topics.all_up, qos=1)
+        except aiomqtt.MqttError:
+            return False  # the connection is going: the next connect replays them anyway
+        return True
 
     def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
         """Queue one frame for a device's downlink; False if it was dropped."""
@@ -242,10 +259,16 @@ class MqttLink:
             self.status.sent += 1
 
     async def _ping_loop(self, client: aiomqtt.Client) -> None:
-        """A ping on the shared beat; the receive loop beats when it comes back."""
+        """A ping on the shared beat; the receive loop beats when it comes back. The
+        retained uplink messages are replayed on the same beat, every ``replay_s``."""
+        replayed_at = time.monotonic()
         while True:
             await asyncio.sleep(until_beat(self.pulse.every_s))
             await client.publish(self.topics.daemon_ping, b"", qos=0, timeout=10)
+            due = self.replay_s and time.monotonic() - replayed_at >= self.replay_s
+            if due and self.replayed is not None:
+                replayed_at = time.monotonic()
+                await client.subscribe(self.topics.all_up, qos=1)
 
     async def _receive_loop(self, client: aiomqtt.Client) -> None:
         self.pulse.beat()  # just connected
