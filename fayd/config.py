@@ -21,6 +21,10 @@ from typing import Any
 
 from fayd.config_check import surrogate_at, validate
 from fayd.errors import ConfigError
+from fayd.logwords import hide_secrets
+
+#: Settings whose value an error message does not repeat.
+SECRET_SETTINGS = frozenset({"mqtt.password", "llm.api_key"})
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,10 @@ class HomeAssistantConfig:
     enabled: bool = False
     #: Home Assistant's discovery prefix (its MQTT integration's setting).
     discovery_prefix: str = "homeassistant"
+    #: The caregiver whose Home Assistant login presses *Acknowledge*: an alert is then
+    #: taken "by" them, and only if they are on its ladder. Empty: Home Assistant is the
+    #: household's administration, as the CLI with the token is (docs/security.md).
+    person: str = ""
 
 
 @dataclass(frozen=True)
@@ -243,7 +251,12 @@ class CareConfig:
 
 @dataclass(frozen=True)
 class LogConfig:
+    """The daemon's log (docs/security.md, "Logs")."""
+
     level: str = "INFO"
+    #: People's words (what they said, replies, memories, reminders, model prompts and
+    #: output) in DEBUG lines; off: a turn is logged by its id, intent, lengths and timings.
+    words: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,6 +293,8 @@ class Config:
         value = json.dumps(raw, ensure_ascii=False)
         if surrogate_at(value) is not None:  # a byte that is not UTF-8: shown as its escape
             value = json.dumps(raw)
+        # The message goes to the terminal and the journal: a secret is not repeated.
+        value = '"…"' if key in SECRET_SETTINGS and raw else hide_secrets(value)
         origin = self.origins.get(key)
         if origin is None:
             return f"{key} = {value} (the default)"

@@ -234,6 +234,7 @@ RULES: dict[str, Rule] = {
     "paths.disk_warn_mb": lambda v: "" if 0 <= v <= 1_000_000 else "must be 0-1000000 MB",
     "paths.disk_warn_percent": lambda v: "" if 0 <= v <= 50 else "must be 0-50 (%)",
     "homeassistant.discovery_prefix": _topic_prefix,
+    "homeassistant.person": lambda v: v and _name("caregiver's name")(v),
     "care.digest_time": lambda v: v and _clock_time(v),
     "care.digest_times": _digest_times,
     "log.level": _one_of(LOG_LEVELS, fold=True),

@@ -6,17 +6,21 @@ ladder, and acknowledgements by the CLI and by a carer's device over MQTT."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import aiomqtt
 import pytest
 
+from fayd.homeassistant import read_identity
 from fayd.protocol import Ack, SensorEvent, encode
 from fayd.testing.care import Mails, Posts, wait_for
 from fayd.testing.harness import DaemonProcess
+from fayd.transport.mqtt import parse_mqtt_url
 from tests.conftest import needs_mosquitto
 
 pytestmark = needs_mosquitto
@@ -43,10 +47,14 @@ async def press(daemon: DaemonProcess, device: str, seq: int) -> None:
         await asyncio.sleep(0.5)
 
 
-async def retained(daemon: DaemonProcess, device: str, within_s: float = 3.0) -> dict[str, Any]:
-    """What a carer's screen that connects now finds on the alert topics."""
+async def retained(daemon: DaemonProcess, within_s: float = 3.0) -> dict[str, Any]:
+    """What the household's Home Assistant finds on the alert topics when it connects (no
+    device account reads them: tests/test_household_e2e.py)."""
     found: dict[str, Any] = {}
-    async with daemon.mqtt_client(device) as client:
+    identity = read_identity(daemon.state)
+    host, port = parse_mqtt_url(daemon.runtime["mqtt"])
+    client = aiomqtt.Client(host, port, username=identity.user, password=identity.password)
+    async with client:
         await client.subscribe(f"{PREFIX}/alerts/#", qos=1)
         try:
             async with asyncio.timeout(within_s):
@@ -67,7 +75,7 @@ def alerts(daemon: DaemonProcess) -> list[dict[str, Any]]:
 def test_a_panic_press_climbs_the_ladder_across_a_kill_9_and_stops_when_acknowledged(
     make_daemon: Any, posts: Posts, mails: Mails
 ) -> None:
-    daemon = make_daemon()
+    daemon = make_daemon({"FAYD_HOMEASSISTANT_ENABLED": "true"})
     cli(daemon, "caregivers", "add", "anna", posts.url("anna"), mails.url("anna@home.lan"))
     cli(daemon, "caregivers", "add", "ben", posts.url("ben"))
     asyncio.run(press(daemon, "panic-1", 1))  # the button says hello: mum's
@@ -80,7 +88,7 @@ def test_a_panic_press_climbs_the_ladder_across_a_kill_9_and_stops_when_acknowle
     [alert] = alerts(daemon)
     assert alert["state"] == "open" and alert["severity"] == "critical"
     assert "fayd care alerts ack " + alert["id"] in posts.to("anna")[0]["message"]
-    screen = asyncio.run(retained(daemon, "carer-1"))
+    screen = asyncio.run(retained(daemon))
     assert screen[f"{PREFIX}/alerts/{alert['id']}"]["state"] == "open"
 
     daemon.proc.kill()  # kill -9 in the middle of the ladder
@@ -94,7 +102,7 @@ def test_a_panic_press_climbs_the_ladder_across_a_kill_9_and_stops_when_acknowle
     assert f"{alert['id']} is acknowledged (acknowledged by ben)" in out
     wait_for(lambda: len(posts.to("anna")) == 2 and len(posts.to("ben")) == 2, 20)
     assert "acknowledged by ben" in posts.to("anna")[1]["message"]
-    assert asyncio.run(retained(daemon, "carer-1")) == {}  # no longer retained
+    assert asyncio.run(retained(daemon)) == {}  # no longer retained
     listing = cli(daemon, "alerts", "list")
     assert "no open alerts" not in listing and "ACKNOWLEDGED" in listing
     status = daemon.cli("status", timeout=60).stdout
@@ -103,31 +111,48 @@ def test_a_panic_press_climbs_the_ladder_across_a_kill_9_and_stops_when_acknowle
 
 
 def test_a_carers_device_acknowledges_over_mqtt(make_daemon: Any, posts: Posts) -> None:
+    """Only a device of a caregiver on the alert's ladder acknowledges it: another
+    household member's device is refused (an error frame) and the ladder goes on."""
     daemon = make_daemon()
     cli(daemon, "caregivers", "add", "anna", posts.url("anna"))
     asyncio.run(press(daemon, "panic-1", 1))
     cli(daemon, "rules", "add", "panic", "--user", "mum", "--kind", "event", "--sensor",
         "panic", "--ladder", "anna")  # fmt: skip
+    for device, user in (("carer-1", "anna"), ("bob-1", "bob")):
+        daemon.add_device(device)
+        done = daemon.cli("devices", "set", device, f"user={user}", "--wait", "0", timeout=60)
+        assert done.returncode == 0, done.stderr
     asyncio.run(press(daemon, "panic-1", 2))
     wait_for(lambda: len(posts.to("anna")) == 1, 20)
     [alert] = alerts(daemon)
 
-    async def ack_and_watch() -> list[dict[str, Any]]:
-        seen = []
-        async with daemon.mqtt_client("carer-1") as client:
-            await client.subscribe(f"{PREFIX}/alerts/{alert['id']}", qos=1)
-            await client.publish(f"{PREFIX}/dev/carer-1/up/ack", encode(Ack(alert["id"])), 1)
-            async with asyncio.timeout(20):
-                async for message in client.messages:
-                    if message.payload:
-                        seen.append(json.loads(bytes(message.payload)))  # type: ignore[arg-type]
-                        if seen[-1]["state"] != "open":
-                            return seen
+    async def ack(device: str) -> list[tuple[str, dict[str, Any]]]:
+        """``device`` acknowledges the alert; what it is sent on its own topics after."""
+        seen: list[tuple[str, dict[str, Any]]] = []
+        async with daemon.mqtt_client(device) as client:
+            await client.subscribe(f"{PREFIX}/dev/{device}/down/+", qos=1)
+            hello = {"v": 1, "device": device, "roles": ["screen"]}
+            await client.publish(f"{PREFIX}/dev/{device}/up/hello", json.dumps(hello), 1)
+            await client.publish(f"{PREFIX}/dev/{device}/up/ack", encode(Ack(alert["id"])), 1)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5):
+                    async for message in client.messages:
+                        kind = str(message.topic).rsplit("/", 1)[1]
+                        seen.append((kind, json.loads(bytes(message.payload))))  # type: ignore[arg-type]
+                        if kind == "alert" and seen[-1][1]["state"] != "open":
+                            break
         return seen
 
-    seen = asyncio.run(ack_and_watch())
-    assert seen[-1]["state"] == "acknowledged"
-    assert seen[-1]["detail"]["closed_by"] == "acknowledged by carer-1"
+    refused = asyncio.run(ack("bob-1"))
+    assert next(f for k, f in refused if k == "error")["code"] == "not-allowed"
+    assert not [f for k, f in refused if k == "alert"]  # mum's alert is not bob's to see
+    assert alerts(daemon)[0]["state"] == "open"
+    seen = asyncio.run(ack("carer-1"))
+    states = [f["state"] for k, f in seen if k == "alert"]
+    assert states == ["open", "acknowledged"]  # told of it at hello, then of its end
+    shown = [f for k, f in seen if k == "alert"][-1]
+    assert shown["detail"]["closed_by"] == "acknowledged by anna"
+    assert shown["text"] == "Mum pressed the alarm button"  # the minimum on the wire
     [alert] = alerts(daemon)
     assert alert["state"] == "acknowledged"
 

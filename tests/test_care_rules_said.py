@@ -208,7 +208,8 @@ class Exchange:
         self.clock = Clock(at(1, "19:00"))
         self.engine = engine(house, self.clock)
         frames = Frames()
-        devices = DeviceActions(DeviceRegistry(house.store, frames), frames, lambda alert: None)
+        self.registry = DeviceRegistry(house.store, frames)
+        devices = DeviceActions(self.registry, frames, lambda alert: None)
         now = datetime.fromtimestamp(self.clock.now, UTC)
         self.understanding = Understanding(
             router,
@@ -222,9 +223,19 @@ class Exchange:
             rules=RulesInWords(self.engine),
         )
 
-    async def say(self, text: str, user: str = "anna") -> tuple[str, str]:
-        decision = self.understanding.decide(text, user, "phone")
-        outcome = await self.understanding.act(decision, text, user, "phone")
+    async def say(
+        self, text: str, user: str = "anna", device: str | None = None
+    ) -> tuple[str, str]:
+        """``user`` says ``text`` on their own phone (``{user}-phone``), or on ``device``."""
+        from fayd.protocol import Hello
+
+        if device is None:
+            device = f"{user}-phone"
+            if device not in self.registry.states:
+                hello = Hello(device, ("mic", "speaker"), user=user)
+                await self.registry.hello(self.registry.state(device), hello)
+        decision = self.understanding.decide(text, user, device)
+        outcome = await self.understanding.act(decision, text, user, device)
         return decision.intent, outcome.say if outcome else ""
 
     async def rules(self) -> list[dict[str, Any]]:
@@ -378,3 +389,42 @@ async def test_no_movement_for_hours_is_an_inactivity_rule_in_the_day(talk: Exch
         "that one first with: fayd care rules remove mum-inactivity."
     )
     assert len(await talk.rules()) == 2
+
+
+# --- who is who (docs/security.md): only a caregiver of the person, on their own device ----
+
+
+@pytest.mark.models
+async def test_a_rule_is_not_said_from_a_shared_device(talk: Exchange) -> None:
+    from fayd.protocol import Hello
+    from fayd.store import devices_records
+
+    await talk.engine.store.run(
+        devices_records.set_settings, "kitchen-1", {"shared": ("anna", "mum")}
+    )
+    await talk.registry.reload_settings()
+    hello = Hello("kitchen-1", ("mic", "speaker"))
+    await talk.registry.hello(talk.registry.state("kitchen-1"), hello)
+    _, said = await talk.say("tell me if mum hasn't moved by 10", device="kitchen-1")
+    assert said.startswith("I can only set up care rules from your own device")
+    assert (await talk.say("yes", device="kitchen-1"))[0] != "answer"
+    assert [r["name"] for r in await talk.rules()] == []
+
+
+@pytest.mark.models
+async def test_a_caregiver_of_dad_only_sets_no_rule_for_mum(talk: Exchange) -> None:
+    await admin.caregivers_add(
+        talk.engine, {"name": "ben", "urls": ["json://127.0.0.1:9/ben"], "for": ["dad"]}
+    )
+    _, said = await talk.say("tell me if mum hasn't moved by 10", user="ben")
+    assert said == (
+        "I'm sorry, you aren't down as one of the people who look after Mum, so I can't set "
+        "that up for you."
+    )
+    _, said = await talk.say("tell me if dad hasn't moved by 10", user="ben")
+    assert said.endswith("Shall I keep that?")
+    # The confirmation must come from ben's own device too: anna's "yes" keeps nothing.
+    await talk.say("yes", user="anna")
+    assert [r["name"] for r in await talk.rules()] == []
+    await talk.say("yes", user="ben")
+    assert [r["user"] for r in await talk.rules()] == ["dad", "dad"]

@@ -424,6 +424,51 @@ async def test_an_alert_is_acknowledged_from_home_assistant_and_only_from_it(mak
 
 
 @needs_mosquitto
+async def test_home_assistant_as_a_caregiver_acknowledges_only_on_her_ladders(make_daemon) -> None:
+    """``homeassistant.person``: HA's login is Anna's (docs/security.md, *Who is who*)."""
+    daemon = make_daemon({**ENABLED, "FAYD_HOMEASSISTANT_PERSON": "anna"})
+
+    def care(*args: str) -> None:
+        done = daemon.cli("care", *args, timeout=60)
+        assert done.returncode == 0, done.stderr
+
+    care("caregivers", "add", "anna", "json://127.0.0.1:9/anna")
+    care("caregivers", "add", "ben", "json://127.0.0.1:9/ben")
+
+    def alerts() -> dict[str, str]:
+        found = daemon.api("POST", "/api/care/alerts.list", json={"all": True}).json()
+        return {a["user"]: a["state"] for a in found["alerts"]}
+
+    async with HomeAssistant(daemon) as ha, daemon.sim("rose-1") as rose:
+        async with daemon.sim("sam-1") as sam:
+            for sim, user in ((rose, "rose"), (sam, "sam")):
+                await sim.hello(roles=("mic", "speaker"), user=user)
+        for user, ladder in (("rose", "anna"), ("sam", "ben")):
+            care("rules", "add", f"{user}-calls", "--user", user, "--kind", "event",
+                 "--sensor", "emergency", "--ladder", ladder)  # fmt: skip
+        async with daemon.sim("sam-1") as sam:
+            await sam.hello(roles=("mic", "speaker"), user="sam")
+            await sam.say_text("Help! I've fallen over and I can't get up")
+            await sam.collect_reply()
+        await rose.say_text("Help! I've fallen over and I can't get up")
+        await rose.collect_reply()
+
+        def buttons() -> list[dict[str, Any]]:
+            return [c for t, c in ha.configs().items() if "/button/" in t]
+
+        await ha.until(lambda: len(buttons()) == 2, "two alerts' buttons", within_s=60)
+        for button in buttons():
+            await ha.press(button)
+        await until_status(daemon, lambda s: s["asked"] >= 2, "both presses")
+        deadline = time.monotonic() + 10
+        while alerts().get("rose") != "acknowledged" and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        # Anna is on Rose's ladder, not on Sam's: his alert is still climbing Ben's.
+        assert alerts() == {"rose": "acknowledged", "sam": "open"}
+    assert "home assistant's ack" in daemon.log_text().lower()
+
+
+@needs_mosquitto
 async def test_entities_outlive_a_restart_and_one_forgotten_meanwhile_goes(make_daemon) -> None:
     daemon = make_daemon(ENABLED)
     async with HomeAssistant(daemon) as ha:

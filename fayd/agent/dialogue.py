@@ -14,7 +14,7 @@ from fayd.agent.conversation import Announcement, Conversation, Spoken
 from fayd.agent.expression import ActionRules
 from fayd.agent.listening import Gates
 from fayd.agent.output import ReplyOutput
-from fayd.agent.ports import AgentEngines, Devices
+from fayd.agent.ports import CLI, AgentEngines, Devices
 from fayd.agent.turn import Turn
 from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
@@ -22,7 +22,6 @@ from fayd.protocol import Action, Sender, TextIn
 from fayd.speech import SpeechSegment
 
 #: The conversation of ``fayd say`` / the API when no device is named.
-CLI = "cli"
 
 
 class _Nowhere:

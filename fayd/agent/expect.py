@@ -55,6 +55,9 @@ class Expected:
     read: Callable[[str], Any | None]  # the answer in the words, None: not an answer
     then: Callable[[Any], Awaitable[str]]  # what to say once answered
     until: float  # time.monotonic()
+    #: Answered only on the person's own device (a care check-in: "I'm fine" stops the
+    #: caregivers being told, so a shared device's claim of the person is not enough).
+    own_device: bool = False
 
 
 class Expectations:
@@ -69,17 +72,19 @@ class Expectations:
         read: Callable[[str], Any | None],
         then: Callable[[Any], Awaitable[str]],
         ttl_s: float = TTL_S,
+        own_device: bool = False,
     ) -> None:
-        self._open[user] = Expected(read, then, time.monotonic() + ttl_s)
+        self._open[user] = Expected(read, then, time.monotonic() + ttl_s, own_device)
 
     def is_open(self, user: str) -> bool:
         found = self._open.get(user)
         return found is not None and found.until > time.monotonic()
 
-    def take(self, user: str, text: str) -> tuple[Expected, Any] | None:
-        """The open question ``text`` answers (closed now) and the answer, or None."""
+    def take(self, user: str, text: str, own_device: bool = False) -> tuple[Expected, Any] | None:
+        """The open question ``text`` answers (closed now) and the answer, or None.
+        ``own_device``: said on the user's own device (fayd.agent.ports.Devices.vouches)."""
         found = self._open.get(user)
-        if found is None:
+        if found is None or (found.own_device and not own_device):
             return None
         if found.until <= time.monotonic():
             del self._open[user]
@@ -121,12 +126,14 @@ class AskYesNo:
         expectations: Expectations,
         read: Callable[[str], str | None] = yes_no,
         reply: Callable[[str], str] | None = None,
+        own_device: bool = False,
     ) -> None:
         self.say = say
         self.expectations = expectations
         #: The answer in the user's words (None: not an answer), and what fayd says to it.
         self.read = read
         self.reply = reply or _YES_NO_REPLY.__getitem__
+        self.own_device = own_device
 
     async def ask(
         self, user: str, question: str, *, timeout_s: float, urgent: bool = False
@@ -138,7 +145,7 @@ class AskYesNo:
                 got.set_result(answer)
             return self.reply(answer)
 
-        self.expectations.expect(user, self.read, then, timeout_s)
+        self.expectations.expect(user, self.read, then, timeout_s, self.own_device)
         await self.say.announce(user, question, urgent=urgent, kind="question")
         try:
             async with asyncio.timeout(timeout_s):

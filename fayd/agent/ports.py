@@ -12,6 +12,10 @@ from fayd.llm import ChatLlm
 from fayd.protocol import Action, Alert
 from fayd.speech import Asr, Tts
 
+#: The administrator's own conversation (``fayd say``, ``fayd chat``, the API without a
+#: device): behind the token, so its turns carry the authority of the user they name.
+CLI = "cli"
+
 
 @dataclass(frozen=True)
 class AgentEngines:
@@ -28,6 +32,10 @@ class CareDays(Protocol):
 
     async def about(self, who: str, day: date) -> str | None:
         """The digest of ``who``'s ``day``; None when no household member is called that."""
+        ...
+
+    async def watches(self, caregiver: str, person: str) -> bool:
+        """Whether ``caregiver`` looks after ``person`` (docs/security.md, *Who is who*)."""
         ...
 
 
@@ -77,6 +85,11 @@ class Devices(Protocol):
         """The household member a device belongs to (its setting, else its hello)."""
         ...
 
+    def vouches(self, device: str, user: str) -> bool:
+        """Whether ``device`` is ``user``'s own, so a turn there carries their authority
+        (over their care rules, the people they look after); a shared one never does."""
+        ...
+
     def has_role(self, device: str, role: str) -> bool: ...
 
     def audio_out_rate(self, device: str) -> int | None:
@@ -119,6 +132,7 @@ class Devices(Protocol):
         ...
 
     def raise_alert(self, alert: Alert) -> bool:
-        """Tell every device and the household (``<prefix>/alerts/<id>``, retained) at once;
-        True when a caregiver will be told too (a care rule watches the person's calls)."""
+        """Tell the person's devices, their caregivers' and the household
+        (``<prefix>/alerts/<id>``, retained) at once; True when a caregiver will be told too
+        (a care rule watches the person's calls)."""
         ...

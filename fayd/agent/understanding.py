@@ -11,15 +11,17 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from fayd.agent.expect import Expectations
-from fayd.agent.ports import CareDays, CareRules, Devices
+from fayd.agent.ports import CLI, CareDays, CareRules, Devices
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
+from fayd.agent.skills.care import told_day
 from fayd.agent.understand.cues import named_day
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
 from fayd.agent.understand.text import language, normalize
 from fayd.agent.understand.times import Ambiguous, Impossible
 from fayd.agent.understand.told import Listening
+from fayd.logwords import words
 from fayd.memory import Memory
 from fayd.reminders import ReminderBook
 
@@ -95,7 +97,7 @@ class Understanding:
     def decide(self, question: str, user: str, device: str) -> Decision:
         """What the question is; an open question of a skill is answered or dropped here."""
         key = (user, device)
-        answered = self.expectations.take(user, question)
+        answered = self.expectations.take(user, question, self.vouched(user, device))
         if answered is not None:  # "yes" to "Did you take them?"
             expected, value = answered
             slots = {"expected": expected, "value": value}
@@ -104,10 +106,10 @@ class Understanding:
         if pending is not None and pending.expired(time.monotonic()):
             pending = None
         decision = self.router.route(question, self.now(), pending)
-        log.info(
-            "device %s: %r → %s (%s %.2f; runner-up %s %.2f)",
+        log.debug(  # the turn's INFO line (fayd.agent.conversation.log_turn) has no words
+            "device %s: %s → %s (%s %.2f; runner-up %s %.2f)",
             device,
-            question,
+            words(question),
             decision.intent,
             decision.via,
             decision.score,
@@ -123,7 +125,7 @@ class Understanding:
         told = self._listening.follow_up((user, device), decision, question, time.monotonic())
         if told is not None:  # what the person tells after a loss or a low mood
             return await self._small_talk(decision.lang, told, user, device)
-        if decision.intent == "chitchat" and (day := await self._named_day(question)):
+        if decision.intent == "chitchat" and (day := await self._named_day(question, user, device)):
             return day
         if decision.intent == "chitchat" and decision.via == "smalltalk":
             return await self._small_talk(decision.lang, decision.slots, user, device)
@@ -143,22 +145,21 @@ class Understanding:
             return asked
         try:
             return await self.skills.run(SKILL_OF[decision.intent], _tool_args(args), ctx)
-        except SkillError as exc:
-            log.error("skill for %s failed: %s", decision.intent, exc)
+        except SkillError as exc:  # its message may quote what was said (a schema's check)
+            log.error("skill for %s failed: %s", decision.intent, words(exc))
+            log.debug("skill for %s failed: %s", decision.intent, words(exc))
             return Outcome(_sorry(decision.lang))
 
-    async def _named_day(self, question: str) -> Outcome | None:
-        """ "How was Rose today?" when the household has a Rose: her digest (else None: the
-        model answers, as for "how was bingo today?")."""
+    async def _named_day(self, question: str, user: str, device: str) -> Outcome | None:
+        """ "How was Rose today?" when the household has a Rose: her digest, to those who
+        may hear it (else None: the model answers, as for "how was bingo today?")."""
         asked = named_day(normalize(question)) if self.days is not None else None
         if asked is None or self.days is None:
             return None
         name, which = asked
         day = self.now().date() - timedelta(days=1 if which == "yesterday" else 0)
-        text = await self.days.about(name, day)
-        if text is None:
-            return None
-        return Outcome(text, detail={"digest": name, "day": day.isoformat()})
+        zh = language(question) == "zh"
+        return await told_day(self.days, name, day, user, self.vouched(user, device), zh)
 
     def _ask_or_refuse(
         self, decision: Decision, args: dict[str, Any], user: str, device: str
@@ -185,6 +186,10 @@ class Understanding:
             log.error("small talk failed: %s", exc)
             return None
 
+    def vouched(self, user: str, device: str) -> bool:
+        """The turn carries ``user``'s own authority (docs/security.md, *Who is who*)."""
+        return device == CLI or self.devices.vouches(device, user)
+
     def _context(self, user: str, device: str, lang: str) -> Context:
         return Context(
             user,
@@ -198,6 +203,7 @@ class Understanding:
             self.expectations,
             self.days,
             self.rules,
+            self.vouched(user, device),
         )
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:
@@ -207,8 +213,9 @@ class Understanding:
             try:
                 done = await self.skills.run(skill, decision.slots.get("args") or {}, ctx)
                 said = " ".join(x for x in (said, done.say) if x)
-            except SkillError as exc:
-                log.error("qa.csv's skill call failed: %s", exc)
+            except SkillError as exc:  # as above: the message may quote the arguments
+                log.error("qa.csv's skill %s failed: %s", skill, words(exc))
+                log.debug("qa.csv's skill %s failed: %s", skill, words(exc))
         return Outcome(said or _sorry(decision.lang), detail={"qa": decision.score})
 
 

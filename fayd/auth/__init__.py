@@ -13,7 +13,9 @@ from fayd.auth.device_keys import (
     new_device_secret,
     ota_message,
     ota_signature,
+    serial_proof,
     verify_ota_signature,
+    verify_serial_proof,
 )
 from fayd.auth.http_guard import HttpGuard, allowed_hosts
 from fayd.auth.tokens import TOKEN_FILE, TokenUnreadable, ensure_token, read_token
@@ -33,5 +35,7 @@ __all__ = [
     "ota_message",
     "ota_signature",
     "read_token",
+    "serial_proof",
     "verify_ota_signature",
+    "verify_serial_proof",
 ]

@@ -133,7 +133,13 @@ async def rules_test(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]
 
 async def caregivers_list(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
     people = await engine.store.run(rec.caregivers)
-    return {"caregivers": [{"name": n, "channels": await shown(u)} for n, u in people.items()]}
+    cares_for = await engine.store.run(rec.caregivers_people)
+    return {
+        "caregivers": [
+            {"name": n, "channels": await shown(u), "for": cares_for.get(n, [])}
+            for n, u in people.items()
+        ]
+    }
 
 
 async def caregivers_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
@@ -141,9 +147,13 @@ async def caregivers_add(engine: CareEngine, body: dict[str, Any]) -> dict[str, 
     urls = body.get("urls")
     if not isinstance(urls, list) or not urls:
         raise CareError("urls: at least one Apprise URL (mailto://…, ntfy://…, json://…)")
+    people = body.get("for") or []
+    if not isinstance(people, list) or not all(isinstance(p, str) for p in people):
+        raise CareError("for: a list of the household members they look after")
+    people = [_name({"for": p}, "for") for p in people]
     good = await checked(urls)
-    await engine.store.run(rec.add_caregiver, name, good, engine.clock())
-    return {"added": name, "channels": await shown(good)}
+    await engine.store.run(rec.add_caregiver, name, good, engine.clock(), people)
+    return {"added": name, "channels": await shown(good), "for": people}
 
 
 async def caregivers_remove(engine: CareEngine, body: dict[str, Any]) -> dict[str, Any]:
@@ -248,4 +258,11 @@ async def handle(engine: CareEngine, op: str, body: dict[str, Any]) -> dict[str,
     """Run ``op``; CareError (bad input, 400) or LookupError (nothing by that name, 404)."""
     if op not in OPS:
         raise CareError(f"op: must be one of {', '.join(OPS)}, not {op!r}")
-    return await OPS[op](engine, body)
+    done = await OPS[op](engine, body)
+    if op in CHANGE_WHO_IS_WHO:  # alerts raised from now on go to the right devices
+        await engine.refresh_household()
+    return done
+
+
+#: The ops after which who looks after whom may have changed (fayd.care.household).
+CHANGE_WHO_IS_WHO = {"rules.add", "rules.remove", "caregivers.add", "caregivers.remove"}

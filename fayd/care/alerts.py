@@ -17,6 +17,7 @@ from fayd.care import ladder
 from fayd.care import records as rec
 from fayd.care.evaluate import Clear, Fire
 from fayd.care.rules import Rule
+from fayd.logwords import words
 
 log = logging.getLogger(__name__)
 #: Urgent alerts of one person this close together are one incident (one alert).
@@ -72,7 +73,16 @@ class AlertBook:
         if ask:
             alert["detail"]["question"] = ladder.question(rule, fire.text)
         rec.insert_alert(db, alert)
-        log.warning("care alert %s (%s) for %s: %s", alert_id, rule.name, rule.user, fire.text)
+        # The text may quote the person ("I've fallen"): its words only at DEBUG.
+        log.warning(
+            "care alert %s (%s, %s) for %s: %s",
+            alert_id,
+            rule.name,
+            kind,
+            rule.user,
+            words(fire.text),
+        )
+        log.debug("care alert %s: %s", alert_id, words(fire.text))
         if not ask:  # straight to the first caregiver, in this same transaction
             alert = self.climb(db, alert, rule, now)
         return [("opened", alert)]
@@ -111,7 +121,8 @@ class AlertBook:
         title = ladder.title(alert["severity"], rule.user)
         for who in sorted(told):
             self.queue(db, alert["id"], ladder.UPDATE - count, who, title, note, now)
-        log.warning("care alert %s: the same incident: %s", alert["id"], fire.text)
+        log.warning("care alert %s: the same incident again (%d times)", alert["id"], count)
+        log.debug("care alert %s, again: %s", alert["id"], words(fire.text))
         out = [("updated", {**alert, "count": count, "detail": detail})]
         if fire.detail.get("alert_id"):  # published by the emergency skill: closed as joined
             joined = {

@@ -24,6 +24,7 @@ from fayd.care import records as rec
 from fayd.care.digest import MedicationDay, compose
 from fayd.care.effects import Effects
 from fayd.care.gather import gather
+from fayd.care.household import load as load_household
 from fayd.care.rules import clock as hhmm
 from fayd.memory import NewNode, normalize_tags
 from fayd.store import Store
@@ -167,6 +168,11 @@ class DailyDigest:
         if who not in known.users:
             return None
         return await self.text(who, day)
+
+    async def watches(self, caregiver: str, person: str) -> bool:
+        """Whether ``caregiver`` looks after ``person`` (fayd.care.household)."""
+        household = await self.engine.store.run(load_household)
+        return household.watches(caregiver, person)
 
     async def send(self, user: str, day: date, scheduled: bool = False) -> dict[str, Any]:
         """Compose and queue the digest; ``scheduled``: once for the day (None queued when

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -51,6 +52,15 @@ def frame(alert: dict[str, Any]) -> Alert:
             **({"closed_by": alert["closed_by"]} if alert.get("closed_by") else {}),
         },
     )
+
+
+def on_the_wire(alert: Alert) -> Alert:
+    """What devices and MQTT carry of a person's alert: who and what kind, not the reading or
+    the words said (a caregiver's notification and ``fayd care alerts list`` have those)."""
+    if alert.user is None:  # the household's own (the disk): nothing personal in it
+        return alert
+    headline = ladder.headline(alert.kind, alert.detail.get("sensor"), alert.user)
+    return dataclasses.replace(alert, text=headline)
 
 
 class Effects:

@@ -30,13 +30,20 @@ from fayd.care import records as rec
 from fayd.care.alerts import AlertBook
 from fayd.care.effects import Effects
 from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
+from fayd.care.household import Household
+from fayd.care.household import load as load_household
 from fayd.care.notify import DeliveryError, retry_after, shown
-from fayd.care.ports import Deliver, Digests
-from fayd.care.rules import Rule
+from fayd.care.ports import Deliver, Digests, Owners
+from fayd.care.rules import CareError, Rule
 from fayd.protocol import Ack, Alert
 from fayd.store import Store
 
 log = logging.getLogger(__name__)
+
+
+class NotOnLadder(CareError):
+    """Someone not on an alert's ladder tried to acknowledge it."""
+
 
 #: The sensor name of a spoken call for help (the emergency skill's alert, ``report``).
 EMERGENCY = "emergency"
@@ -77,6 +84,12 @@ class CareEngine:
         self._acks: set[asyncio.Task[None]] = set()
         #: The daily digest (fayd.care.daily), when the daemon runs one.
         self.digest: Digests | None = None
+        #: Who looks after whom, as of the last pass (fayd.care.household).
+        self.household = Household()
+        #: Whose each device is (the registry); without it no device may acknowledge.
+        self.owners: Owners | None = None
+        #: Tells a device why its ``ack`` was refused (an error frame), when wired.
+        self.refuse: Callable[[str, str], None] | None = None
 
     # --- inputs ---------------------------------------------------------------------------
 
@@ -99,21 +112,44 @@ class CareEngine:
 
     def device_ack(self, device: str, ack: Ack) -> None:
         """An ``ack`` frame from a device (a carer's screen, a button): when it names an
-        alert, that alert is acknowledged by the device."""
+        alert, that alert is acknowledged by the device's owner — only from a device of
+        their own, and only when they are on the alert's ladder."""
         if not ack.ok or not ack.ref or not ack.ref.startswith(("care-", "a-")):
             return
 
         async def take() -> None:
             try:
-                await self.acknowledge(ack.ref or "", device)
+                await self.acknowledge_as(ack.ref or "", owner or "", device)
             except LookupError:
                 log.info("device %s acked %s: no such care alert", device, ack.ref)
+            except NotOnLadder as exc:
+                log.warning("device %s: ack of %s refused: %s", device, ack.ref, exc)
+                if self.refuse is not None:
+                    self.refuse(device, str(exc))
             except Exception as exc:
                 log.error("device %s acked %s; not kept: %s", device, ack.ref, exc)
 
+        owner = self.owners.personal_owner(device) if self.owners is not None else None
         task = asyncio.get_running_loop().create_task(take())
         self._acks.add(task)
         task.add_done_callback(self._acks.discard)
+
+    async def refresh_household(self) -> None:
+        """Read who looks after whom now (a caregiver or rule was added or removed)."""
+        self.household = await self.store.run(load_household)
+
+    async def acknowledge_as(self, alert_id: str, who: str, where: str) -> dict:
+        """``who`` (a caregiver, from ``where``: their device, Home Assistant) takes the
+        alert; NotOnLadder unless they are on its ladder. LookupError: no such alert."""
+        alert = await self.store.run(rec.alert, alert_id)
+        if alert is None:
+            raise LookupError(f"no care alert {alert_id!r}")
+        await self.refresh_household()
+        if not who or not self.household.may_acknowledge(who, alert):
+            name = who or "a device that is nobody's own"
+            raise NotOnLadder(f"{name} is not on the ladder of {alert_id}")
+        log.info("care alert %s: taken by %s from %s", alert_id, who, where)
+        return await self.acknowledge(alert_id, who)
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -168,6 +204,7 @@ class CareEngine:
         self, db: sqlite_utils.Database, now: float, reports: list[Event]
     ) -> list[tuple[str, dict[str, Any]]]:
         rules = rec.rules(db)
+        self.household = load_household(db)
         watch = [r for r in rules if r.kind == "event" and r.spec.get("sensor") == EMERGENCY]
         self._watching = {r.user for r in watch if r.ladder}
         kept = rec.state(db)

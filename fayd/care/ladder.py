@@ -61,6 +61,25 @@ def named(user: str) -> str:
     return user[:1].upper() + user[1:]
 
 
+#: What an alert is about, on the wire (devices, MQTT): never a reading or words said.
+ABOUT = {
+    "emergency": "needs help",
+    "panic": "pressed the alarm button",
+    "fall": "may have fallen",
+    "unconfirmed_medication": "has not said they took their medication",
+    "threshold": "has a reading outside its limits",
+    "missing": "has not been seen or measured by the time set",
+    "inactivity": "has not moved for a while",
+    "device": "has a device that needs looking at",
+}
+
+
+def headline(kind: str, sensor: str | None, user: str) -> str:
+    """An alert in the fewest words a screen needs ("Rose may have fallen")."""
+    about = ABOUT.get(sensor or "") or ABOUT.get(kind) or "has an alert"
+    return f"{named(user)} {about}"
+
+
 #: A notification's title by the alert's severity.
 TITLE = {"critical": "fayd: urgent alert for {}", "warning": "fayd: alert for {}"}
 

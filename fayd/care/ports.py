@@ -43,3 +43,13 @@ class Digests(Protocol):
     async def text(self, user: str, day: date) -> str: ...
 
     async def send(self, user: str, day: date, scheduled: bool = False) -> dict[str, Any]: ...
+
+
+class Owners(Protocol):
+    """Whose a device is (the device registry): an ``ack`` from a device counts only as
+    its owner's, and only from a device that is one person's own."""
+
+    def personal_owner(self, device: str) -> str | None:
+        """The owner of ``device`` when it is one person's own; None when it is shared,
+        nobody's, or unknown."""
+        ...

@@ -59,13 +59,22 @@ def caregivers(db: sqlite_utils.Database) -> dict[str, list[str]]:
     return {name: json.loads(urls) for name, urls in rows}
 
 
-def add_caregiver(db: sqlite_utils.Database, name: str, urls: list[str], now: float) -> None:
+def add_caregiver(
+    db: sqlite_utils.Database, name: str, urls: list[str], now: float, people: list[str] = ()
+) -> None:
+    """``people``: whom they look after (empty: the whole household; fayd.care.household)."""
     if db.execute("SELECT 1 FROM care_caregivers WHERE name = ?", [name]).fetchone():
         raise CareError(f"name: there is a caregiver {name!r} already")
     db.execute(
-        "INSERT INTO care_caregivers (name, urls, created_at) VALUES (?, ?, ?)",
-        [name, json.dumps(urls), now],
+        "INSERT INTO care_caregivers (name, urls, created_at, people) VALUES (?, ?, ?, ?)",
+        [name, json.dumps(urls), now, json.dumps(list(people))],
     )
+
+
+def caregivers_people(db: sqlite_utils.Database) -> dict[str, list[str]]:
+    """Each caregiver's people (empty: the whole household)."""
+    rows = db.execute("SELECT name, people FROM care_caregivers ORDER BY created_at").fetchall()
+    return {name: json.loads(people or "[]") for name, people in rows}
 
 
 def remove_caregiver(db: sqlite_utils.Database, name: str) -> bool:

@@ -65,6 +65,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add = people.add_parser("add", help="a caregiver with Apprise URLs (mailto://, ntfy:// …)")
     add.add_argument("name")
     add.add_argument("urls", nargs="+")
+    add.add_argument(
+        "--for",
+        dest="people",
+        default="",
+        metavar="NAMES",
+        help="the household members they look after, comma-separated (default: everyone)",
+    )
     for action, help_text in (("remove", "forget a caregiver"), ("test", "send a test message")):
         people.add_parser(action, help=help_text).add_argument("name")
 
@@ -185,7 +192,8 @@ def cmd_care(cfg: Config, args: argparse.Namespace) -> int:
     if op == "rules.add":
         body = rule_body(args)
     elif op == "caregivers.add":
-        body = {"name": args.name, "urls": args.urls}
+        people = [p.strip() for p in args.people.split(",") if p.strip()]
+        body = {"name": args.name, "urls": args.urls, "for": people}
     elif op == "alerts.list":
         body = {"all": args.all}
     elif op == "alerts.ack":
@@ -221,9 +229,13 @@ def show(op: str, done: dict[str, Any]) -> None:
         print("\n".join(f"would alert: {s}" for s in said) or "quiet: it would not alert now")
     elif op == "caregivers.list":
         for c in done["caregivers"]:
-            print(f"{c['name']:12} {', '.join(c['channels'])}")
+            people = ", ".join(c.get("for") or []) or "everyone"
+            print(f"{c['name']:12} for {people:16} {', '.join(c['channels'])}")
     elif op == "caregivers.add":
-        print(f"kept caregiver {done['added']}: {', '.join(done['channels'])}")
+        people = ", ".join(done.get("for") or []) or "everyone in the household"
+        print(
+            f"kept caregiver {done['added']} (looks after {people}): {', '.join(done['channels'])}"
+        )
     elif op == "caregivers.test":
         for url, result in done["channels"].items():
             print(f"{url}: {result}")

@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "it) and print what goes into its config.json; with --port, also copy the firmware "
         "and its config onto the board and wait for its hello",
     )
-    add.add_argument("device", help="device id: 1-64 of A-Z a-z 0-9 _ . -")
+    add.add_argument("device", help="device id: 1-64 of A-Z a-z 0-9 _ . -, not only dots")
     add.add_argument(
         "--new-key", action="store_true", help="replace its key (the old one stops working)"
     )
@@ -60,7 +60,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     st = sub.add_parser(
         "set",
-        help="set a device's settings: user=NAME wake=on|off wake_threshold=0-1 "
+        help="set a device's settings: user=NAME shared=NAME,NAME wake=on|off wake_threshold=0-1 "
         "volume=0-100 barge_in=on|off (KEY= unsets)",
     )
     st.add_argument("device", help="device id (added, or seen; it need not be online)")
@@ -349,6 +349,8 @@ def _ago(at: float | None, now: float) -> str:
 
 def _settings_text(settings: dict[str, Any]) -> str:
     def show(v: Any) -> str:
+        if isinstance(v, list | tuple):  # shared=alice,bob, as it is set
+            return ",".join(map(str, v))
         return ("on" if v else "off") if isinstance(v, bool) else str(v)
 
     return " ".join(f"{k}={show(v)}" for k, v in settings.items()) or "(defaults)"

@@ -22,7 +22,7 @@ from fayd.config import Config
 from fayd.errors import ConfigError, FaydError
 from fayd.store import day_records
 
-#: The conversation of ``fayd say``/``chat`` without a device (fayd.agent.dialogue.CLI).
+#: The conversation of ``fayd say``/``chat`` without a device (fayd.agent.ports.CLI).
 TYPED = "cli"
 
 

@@ -84,11 +84,17 @@ class DeviceActions:
         return state.asleep_until if state else 0.0
 
     def raise_alert(self, alert: Alert) -> bool:
-        """To every device, then ``announce`` (the household; True when a caregiver will
-        be told)."""
-        for device in self.find():
+        """To the household through ``announce`` (the person's devices and their
+        caregivers'; True when a caregiver will be told); without it, to the person's own
+        devices only."""
+        if self.announce is not None:
+            return bool(self.announce(alert))
+        for device in self.registry.serving(alert.user):
             self.sender.send(device, alert)
-        return bool(self.announce(alert)) if self.announce is not None else False
+        return False
+
+    def vouches(self, device: str, user: str) -> bool:
+        return self.registry.vouches(device, user)
 
     def _keep(self, write: Callable[..., Any], *args: Any) -> None:
         """A write to the database, in the background (the loop goes on; a failure is

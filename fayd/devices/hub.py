@@ -7,12 +7,14 @@ device: fayd.devices.registry.ErrorBudget), and nothing else."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
 
+from fayd.auth import RESERVED_IDS
 from fayd.beat import Pulse, until_beat
 from fayd.devices.microphones import Microphones
 from fayd.devices.ports import Listener
@@ -104,6 +106,8 @@ class DeviceHub:
     async def handle(self, device: str, kind: str, payload: bytes) -> None:
         try:
             check_device_id(device, "topic")  # the topic's id: a bad one is answered, not dropped
+            if device in RESERVED_IDS:  # "cli" would speak as the administrator
+                raise ProtocolError(f"{device!r} is not a device id fayd takes", "bad-id")
             frame = decode(kind, payload)
             if isinstance(frame, Ack | Error) and frame.ref is not None:
                 self.registry.acks.observe(device, frame, payload)  # settings answered?
@@ -162,7 +166,9 @@ class DeviceHub:
         elif isinstance(frame, Hello):
             await self.registry.hello(state, frame)
         elif isinstance(frame, TextIn):
-            self.listener.typed(state.id, frame)
+            # Whom it speaks for is the device's to say, not the frame's (ClaimRefused).
+            user = state.ownership.speaker(frame.user)
+            self.listener.typed(state.id, dataclasses.replace(frame, user=user))
         elif isinstance(frame, Presence):
             await self.registry.presence(state.id, frame.online)
         elif isinstance(frame, Heartbeat):

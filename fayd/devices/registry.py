@@ -7,6 +7,7 @@ device (whose it is, what it can do: ``fayd.agent.ports.Devices``)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import time
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from fayd.beat import until_beat
+from fayd.devices.owners import ClaimRefused, Ownership
 from fayd.devices.settings_acks import SettingsAcks, report
 from fayd.errors import ProtocolError
-from fayd.protocol import Command, Hello, Sender
+from fayd.protocol import Command, Error, Hello, Sender
 from fayd.store import Store, prefs_records, records
 from fayd.store import devices_records as reg
 from fayd.store.devices_records import DeviceSettings
@@ -86,6 +88,10 @@ class DeviceState:
             return self.settings.user
         return self.hello.user if self.hello else None
 
+    @property
+    def ownership(self) -> Ownership:
+        return Ownership(self.user, self.settings.shared or ())
+
     def has_role(self, role: str) -> bool:
         return bool(self.hello and role in self.hello.roles)
 
@@ -97,9 +103,11 @@ Seen = Callable[[DeviceState], None]
 
 
 class DeviceRegistry:
-    def __init__(self, store: Store, sender: Sender) -> None:
+    def __init__(self, store: Store, sender: Sender, default_user: str = "User") -> None:
         self.store = store
         self.sender = sender
+        #: Whom a device nobody was given to speaks for (``agent.default_user``).
+        self.default_user = default_user
         self.states: dict[str, DeviceState] = {}
         self.settings: dict[str, DeviceSettings] = {}
         self.settings_rev = 0
@@ -107,6 +115,8 @@ class DeviceRegistry:
         self.on_settings: SettingsChanged | None = None
         #: Told of each hello and presence once stored (Home Assistant's entities).
         self.on_seen: Seen | None = None
+        #: Told of each hello once taken in (the open alerts the device may see).
+        self.on_hello: Seen | None = None
         #: The settings commands sent and the devices' answers (``fayd devices set``).
         self.acks = SettingsAcks()
         self._strangers: dict[str, ErrorBudget] = {}
@@ -135,11 +145,19 @@ class DeviceRegistry:
             raise ProtocolError(
                 f"hello names device {hello.device!r} on the topic of {state.id!r}", "bad-id"
             )
+        owner = state.user
+        if hello.user and owner and hello.user != owner:
+            # A device's owner is the household's choice (its setting, else its first hello),
+            # not what a later hello claims: it keeps speaking for its owner, and is told.
+            self._refuse_claim(state, ClaimRefused(f"this device is {owner}'s, not {hello.user}'s"))
+            hello = dataclasses.replace(hello, user=owner)
         state.hello, state.online = hello, True
         log.info(
             "device %s: hello (roles %s, fw %s)", hello.device, ",".join(hello.roles), hello.fw
         )
         self._tell_settings(state)  # first: a disk that refuses the row costs it nothing
+        if self.on_hello is not None:
+            self.on_hello(state)
         await self.store.run(records.upsert_device, hello)
         if self.on_seen is not None:
             self.on_seen(state)
@@ -222,6 +240,28 @@ class DeviceRegistry:
     def user_of(self, device: str) -> str | None:
         state = self.states.get(device)
         return state.user if state else None
+
+    def vouches(self, device: str, user: str) -> bool:
+        state = self.states.get(device)
+        return bool(state and state.ownership.vouches(user, self.default_user))
+
+    def serving(self, user: str | None) -> list[str]:
+        """Online devices on which ``user``'s alerts may be shown (docs/security.md)."""
+        return sorted(
+            s.id
+            for s in self.states.values()
+            if s.online and s.ownership.serves(user, self.default_user)
+        )
+
+    def personal_owner(self, device: str) -> str | None:
+        """The owner of ``device`` when it is one person's own, else None."""
+        state = self.states.get(device)
+        return state.user if state and state.ownership.personal else None
+
+    def _refuse_claim(self, state: DeviceState, exc: ClaimRefused) -> None:
+        if state.errors.take(time.monotonic()):
+            log.warning("device %s: refused: %s", state.id, exc)
+            self.sender.send(state.id, Error.of(exc))
 
     def has_role(self, device: str, role: str) -> bool:
         state = self.states.get(device)

@@ -100,7 +100,10 @@ class Naming:
     # --- what HA's account may do (the broker's ACL; docs/homeassistant.md) ---------------
     @property
     def ha_reads(self) -> tuple[str, ...]:
-        return (f"{self.discovery}/#", self.state("#"), self.daemon_status)
+        # The household's alerts too: Home Assistant is the household's own dashboard (a
+        # device account no longer reads them: docs/security.md, *Who is who*).
+        alerts = f"{self.prefix}/alerts/#"
+        return (f"{self.discovery}/#", self.state("#"), self.daemon_status, alerts)
 
     @property
     def ha_writes(self) -> tuple[str, ...]:

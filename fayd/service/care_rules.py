@@ -14,6 +14,7 @@ from fayd.agent.ports import RuleDraft
 from fayd.care import admin
 from fayd.care import records as rec
 from fayd.care.engine import CareEngine
+from fayd.care.household import load as load_household
 from fayd.care.rules import DEFAULT_ACK_S, CareError, Known, check_rule, free_name
 
 
@@ -72,6 +73,13 @@ class RulesInWords:
             if person is None:
                 said = names[0] if names else "anyone"
                 return RuleDraft(None, problem="person", reason=f"no household member {said!r}")
+            if not load_household(db).watches(caregiver, person):
+                return RuleDraft(
+                    None,
+                    person,
+                    problem="not-theirs",
+                    reason=f"{caregiver} does not look after {person}",
+                )
             if device is not None and kind in ("missing", "threshold"):
                 spec_ = {**spec, "device": device}
             else:
@@ -92,5 +100,5 @@ class RulesInWords:
         return await self.engine.store.run(resolve)
 
     async def add(self, rule: dict[str, Any]) -> list[str]:
-        added = await admin.rules_add(self.engine, rule)
+        added = await admin.handle(self.engine, "rules.add", rule)
         return [str(r["name"]) for r in (added["added"], added["also"]) if r]

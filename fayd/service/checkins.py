@@ -26,7 +26,8 @@ def _reply(answer: str) -> str:
 
 class CareCheckIns:
     def __init__(self, say: Say, expectations: Expectations) -> None:
-        self._ask = AskYesNo(say, expectations, read=_answer, reply=_reply)
+        # Only the person's own device answers: "I'm fine" stops the caregivers being told.
+        self._ask = AskYesNo(say, expectations, read=_answer, reply=_reply, own_device=True)
 
     async def ask(self, user: str, question: str, *, timeout_s: float) -> str | None:
         return await self._ask.ask(user, question, timeout_s=timeout_s, urgent=True)

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from fayd import __version__
 from fayd.auth import ensure_token, verify_ota_signature
+from fayd.auth.tokens import state_mode
 from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
@@ -47,6 +48,7 @@ from fayd.transport.broker_files import ClientAccount, broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
 from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
+from fayd.transport.retained import REPLAY_S, RetainedJanitor
 from fayd.transport.router import Router
 from fayd.zone import household_zone
 
@@ -70,14 +72,15 @@ class RecentProblems(logging.Handler):
 
 
 def private_state_dir(state_dir: Path) -> None:
-    """The state folder holds the household's memory, device keys and the API token: made
-    0700 (under systemd, StateDirectoryMode=0750 lets the fayd group in), and an older one
-    that others could read is closed."""
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """The state folder holds the household's memory, device keys and the API token: the
+    daemon's user's alone (0700) or, under systemd, group fayd's too (0750: see
+    fayd.auth.tokens.state_mode); one more open than that is closed."""
+    most = state_mode()
+    state_dir.mkdir(mode=most, parents=True, exist_ok=True)
     mode = state_dir.stat().st_mode & 0o777
-    if mode & 0o007:
-        os.chmod(state_dir, mode & 0o770)
-        log.warning("%s was readable by other users; it is not any more", state_dir)
+    if mode & ~most:
+        os.chmod(state_dir, mode & most)
+        log.warning("%s was open to others (%04o); it is %04o now", state_dir, mode, mode & most)
 
 
 def take_state_lock(state_dir: Path) -> IO[str]:
@@ -113,8 +116,9 @@ def embedded_broker(
     if mqtt.tls_port:
         names = list(mqtt.tls_names) or default_names(mqtt.embedded_host)
         tls = ensure_tls(cfg.state_dir / "mosquitto" / "tls", mqtt.tls_port, names)
+    folder, own = broker_folder(cfg.state_dir, account), cfg.state_dir / "mosquitto"
     return EmbeddedBroker(
-        broker_folder(cfg.state_dir, account),
+        folder,
         mqtt.embedded_host,
         port,
         secrets,
@@ -124,6 +128,10 @@ def embedded_broker(
         account=account,
         pid_file=cfg.state_dir / BROKER_PID,
         clients=clients,
+        # A folder outside the state folder (in /tmp, when fayd is root) holds password
+        # hashes and saved alerts: it goes when the broker stops; its database is kept in
+        # the state folder meanwhile.
+        kept_db=None if folder == own else own / "mosquitto.db",
     )
 
 
@@ -171,6 +179,11 @@ class Daemon:
         self.ha_names: Naming | None = None
         #: The devices with a key: the only ones the embedded broker lets in.
         self.keyed: set[str] = set()
+        #: Clears what devices leave retained beyond the protocol (embedded broker only).
+        self.janitor: RetainedJanitor | None = None
+        #: (device, kind) of retained hellos and presences logged as not of now since the
+        #: link's last connect.
+        self._told_replayed: set[tuple[str, str]] = set()
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -255,8 +268,16 @@ class Daemon:
         )
         self.serial = None
         if cfg.serial.enabled:
+            store = self.store
+            assert store is not None
+
+            async def device_key(device: str) -> str | None:
+                # A serial board's key, to check its proof (fayd.transport.serial_auth).
+                return await store.run(reg.device_secret, device)
+
             self.serial = SerialWatcher(
                 self._inbound,
+                device_key,
                 patterns=cfg.serial.patterns,
                 interval=cfg.serial.poll_s,
                 baudrate=cfg.serial.baudrate,
@@ -274,6 +295,10 @@ class Daemon:
             # topics; fayd logs in as its all-topics user.
             self.link.username, self.link.password = self.broker.credentials
             self.link.replayed = self._mqtt_replayed
+            self.link.replay_s = REPLAY_S
+            self.janitor = RetainedJanitor(self.link.topics, self.link.publish)
+            # Each connect's replay is logged once again; the periodic ones in between not.
+            self.link.on_connect.append(self._told_replayed.clear)
             self.supervisor.start("broker", self.broker.run)
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url), self.link.pulse)
 
@@ -399,14 +424,22 @@ class Daemon:
 
     async def reload_devices(self) -> dict[str, Any]:
         """``fayd devices add/remove`` changed the devices' keys: the broker's accounts are
-        written again and reloaded (a removed device is disconnected at once), and a removed
-        device's Home Assistant entities go."""
+        written again and reloaded (a removed device is disconnected at once), a serial
+        board whose key is gone or new must prove itself again, and a removed device's Home
+        Assistant entities go."""
+        if self.serial is not None:
+            dropped = await self.serial.recheck()
+            if dropped:
+                log.info("serial ports whose device's key changed: %s", ", ".join(dropped))
         if self.home_assistant is not None:
             assert self.store is not None
             self.home_assistant.forget_missing(await self.store.run(reg.known_devices))
         if self.broker is None:
             return {"broker": "external", "accounts": None}
-        return {"broker": "embedded", "accounts": await self.broker.reload()}
+        accounts = await self.broker.reload()
+        # What is retained is looked at again now: a removed device's hello goes at once.
+        await self.link.replay_retained()
+        return {"broker": "embedded", "accounts": accounts}
 
     async def confirm_settings(self, device: str, wait_s: float) -> dict[str, Any]:
         """``fayd devices set``: the stored settings applied now; the device's answer."""
@@ -421,6 +454,8 @@ class Daemon:
         return await self.serial.release(port, seconds)
 
     async def _mqtt_inbound(self, device: str, kind: str, payload: bytes) -> None:
+        if self.janitor is not None and self.janitor.echo(device, kind, payload):
+            return  # fayd's own clearing of a retained message, heard back
         if self.broker is not None and device not in self.keyed:
             # Only a device with a key logs in to the embedded broker as that device, so
             # this is either the retained hello of one removed (fayd devices remove) while
@@ -433,11 +468,18 @@ class Daemon:
         await self._inbound(device, kind, payload)
 
     async def _mqtt_replayed(self, device: str, kind: str, payload: bytes) -> None:
-        """A device's retained message from fayd's own broker's store: its hello and
-        presence are of before this start, not of now (the device says them again when it
-        connects), so they do not make it online; its other frames count as they are."""
+        """A device's retained message from fayd's own broker's store (at each connect,
+        and again every REPLAY_S): its hello and presence are of before, not of now (the
+        device says them again when it connects), so they do not make it online; anything
+        else the protocol does not retain, and is cleared (fayd.transport.retained)."""
+        if self.janitor is not None and not self.janitor.check(device, kind, payload):
+            return
         if kind in ("hello", "presence") and device in self.keyed:
-            log.info("device %s: its %s from before this start is not taken as now", device, kind)
+            if (device, kind) not in self._told_replayed:  # once a connect, not every replay
+                self._told_replayed.add((device, kind))
+                log.info(
+                    "device %s: its %s from before this start is not taken as now", device, kind
+                )
             return
         await self._mqtt_inbound(device, kind, payload)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fayd import __version__
+from fayd.care.engine import NotOnLadder
 from fayd.config import Config
 from fayd.devices.registry import DeviceState
 from fayd.devices.sensors import describe, event_time
@@ -57,10 +58,16 @@ def connect(
     before the retained configs that may name them)."""
 
     async def by_care(alert_id: str, by: str) -> bool:
+        person = cfg.homeassistant.person
         try:
-            await parts.care.acknowledge(alert_id, by)
+            if person:  # a caregiver's login: only on the alert's ladder
+                await parts.care.acknowledge_as(alert_id, person, "homeassistant")
+            else:
+                await parts.care.acknowledge(alert_id, by)
         except LookupError:  # not one of the care engine's: announced by AnnouncedAlerts
             return False
+        except NotOnLadder as exc:  # kept open: the care engine still climbs its ladder
+            log.warning("Home Assistant's ack of %s refused: %s", alert_id, exc)
         return True
 
     alerts = AnnouncedAlerts(cfg.mqtt.prefix, announce, keeper=by_care)

@@ -25,20 +25,22 @@ from fayd.agent.understanding import Understanding
 from fayd.beat import Pulse
 from fayd.care import AppriseDeliver, CareEngine, Effects
 from fayd.care.daily import DailyDigest, parse_times
+from fayd.care.effects import on_the_wire
+from fayd.care.household import Household
 from fayd.care.ports import Announcer, Asker
 from fayd.config import Config
 from fayd.devices.actions import DeviceActions
 from fayd.devices.hub import DeviceHub
 from fayd.devices.microphones import Microphones
 from fayd.devices.ota import OtaManager
-from fayd.devices.registry import DeviceRegistry
+from fayd.devices.registry import DeviceRegistry, DeviceState
 from fayd.devices.sensors import EventMemory, EventWriter
 from fayd.embedding.remembered import RememberedVectors
 from fayd.errors import ConfigError
 from fayd.memory import ImportanceScorer, Memory, MemoryConfig
 from fayd.memory.jobs import run_jobs_forever
 from fayd.memory.reembed import reembed_in_background
-from fayd.protocol import Alert, Sender
+from fayd.protocol import Alert, Error, Sender
 from fayd.reminders import ReminderBook, Scheduler, SystemClock
 from fayd.reminders.queue import Settings as CheckSettings
 from fayd.service.care_rules import RulesInWords
@@ -198,9 +200,12 @@ def understanding(
 
 
 class HouseholdAlerts:
-    """The care engine's Publisher: an open alert to every online device and retained on
-    ``<prefix>/alerts/<id>``; an acknowledged or resolved one to the devices, its retained
-    message cleared and its last state told once (docs/protocol.md)."""
+    """Alerts to the household (the care engine's Publisher, and the emergency skill's):
+    each goes, as ``on_the_wire`` shows it, to the devices of its person and to the own
+    devices of the caregivers who look after them (docs/security.md, *Who is who*), and
+    retained on ``<prefix>/alerts/<id>``, which only fayd's and Home Assistant's accounts
+    read. An acknowledged or resolved one: its retained message cleared and its last state
+    told once (docs/protocol.md). A device that says hello is told the open ones it may see."""
 
     def __init__(
         self,
@@ -211,13 +216,34 @@ class HouseholdAlerts:
     ) -> None:
         self.registry, self.sender = registry, sender
         self.announce, self.conclude = announce, conclude
+        #: Who looks after whom (the care engine's, set once it is built).
+        self.household: Callable[[], Household] = Household
+        self.open: dict[str, Alert] = {}
+
+    def recipients(self, alert: Alert) -> list[str]:
+        if alert.user is None:  # the household's own (the disk)
+            return self.registry.find()
+        found = set(self.registry.serving(alert.user))
+        watchers = self.household().watchers(alert.user)
+        found.update(d for d in self.registry.find() if self.registry.personal_owner(d) in watchers)
+        return sorted(found)
 
     def publish(self, alert: Alert) -> None:
-        for device in self.registry.find():
-            self.sender.send(device, alert)
+        shown = on_the_wire(alert)
+        for device in self.recipients(alert):
+            self.sender.send(device, shown)
+        if alert.state == "open":
+            self.open[alert.id] = alert
+        else:
+            self.open.pop(alert.id, None)
         tell = self.announce if alert.state == "open" else self.conclude
         if tell is not None:
-            tell(alert)
+            tell(shown)
+
+    def said_hello(self, state: DeviceState) -> None:
+        for alert in list(self.open.values()):
+            if state.id in self.recipients(alert):
+                self.sender.send(state.id, on_the_wire(alert))
 
 
 def build(
@@ -240,17 +266,16 @@ def build(
             ImportanceScorer(engines.llm),
             MemoryConfig(default_user=cfg.agent.default_user),
         )
-    registry = DeviceRegistry(store, sender)
-    effects = Effects(
-        cfg.agent.default_user,
-        HouseholdAlerts(registry, sender, announce, conclude),
-        memory,
-        *speech,
-    )
+    registry = DeviceRegistry(store, sender, cfg.agent.default_user)
+    alerts = HouseholdAlerts(registry, sender, announce, conclude)
+    registry.on_hello = alerts.said_hello
+    effects = Effects(cfg.agent.default_user, alerts, memory, *speech)
     clock, expectations = test_clock(), Expectations()
     care = CareEngine(
         store, AppriseDeliver(), effects, household_zone(cfg), lambda: clock.now().timestamp()
     )
+    care.owners, alerts.household = registry, lambda: care.household
+    care.refuse = lambda device, why: sender.send(device, Error("not-allowed", why))
     clock.on_move(care.wake)
     digest = DailyDigest(
         care,
@@ -260,8 +285,7 @@ def build(
     care.digest = digest
 
     def call_for_help(alert: Alert) -> bool:  # the emergency skill's: published, cared for
-        if announce is not None:
-            announce(alert)
+        alerts.publish(alert)
         care.report(alert)
         return care.will_tell(alert.user or cfg.agent.default_user)
 

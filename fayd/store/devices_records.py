@@ -30,6 +30,8 @@ class DeviceSettings:
     """What the household set for one device; None = not set (the hello or config decides)."""
 
     user: str | None = None
+    #: A device several people use (a kitchen speaker): the members who may be named on it.
+    shared: tuple[str, ...] | None = None
     wake: bool | None = None
     wake_threshold: float | None = None
     volume: int | None = None
@@ -59,11 +61,14 @@ def parse_setting(pair: str) -> tuple[str, Any]:
         raise BadSetting(f"expected key=value with key one of {', '.join(KEYS)}: {pair!r}")
     if not text:
         return key, None
-    if key == "user":
+    if key in ("user", "shared"):
         try:
-            return key, check_name("user", text)
+            names = tuple(check_name(key, n.strip()) for n in text.split(",") if n.strip())
         except BadText as exc:  # a control character, a lone surrogate (a non-UTF-8 argv byte)
             raise BadSetting(str(exc)) from exc
+        if key == "user" and len(names) != 1:
+            raise BadSetting(f"user is one household member, not {text!r}")
+        return key, names[0] if key == "user" else tuple(dict.fromkeys(names)) or None
     if key in ("wake", "barge_in"):
         return key, _bool(key, text)
     try:
@@ -80,6 +85,7 @@ def parse_setting(pair: str) -> tuple[str, Any]:
 def _settings(row: dict[str, Any]) -> DeviceSettings:
     return DeviceSettings(
         user=row["user"],
+        shared=tuple(json.loads(row["shared"])) if row["shared"] else None,
         wake=None if row["wake"] is None else bool(row["wake"]),
         wake_threshold=row["wake_threshold"],
         volume=row["volume"],
@@ -100,6 +106,8 @@ def set_settings(db: sqlite_utils.Database, device: str, changes: dict[str, Any]
     )
     for key, value in changes.items():  # key is one of KEYS (checked above)
         stored = int(value) if isinstance(value, bool) else value
+        if isinstance(value, tuple):
+            stored = json.dumps(list(value))
         db.execute(f"UPDATE device_settings SET {key} = ? WHERE device = ?", [stored, device])
     return int(rev)
 
@@ -107,7 +115,7 @@ def set_settings(db: sqlite_utils.Database, device: str, changes: dict[str, Any]
 def settings_since(db: sqlite_utils.Database, rev: int) -> tuple[int, dict[str, DeviceSettings]]:
     """Settings changed after ``rev``: (the latest rev, {device: settings})."""
     rows = db.execute(
-        "SELECT device, user, wake, wake_threshold, volume, barge_in, rev"
+        "SELECT device, user, shared, wake, wake_threshold, volume, barge_in, rev"
         " FROM device_settings WHERE rev > ? ORDER BY rev",
         [rev],
     ).fetchall()
@@ -125,7 +133,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     it has a key, event count."""
     rows = db.execute(
         "SELECT i.id, d.roles, d.fw, d.user, d.online, d.first_seen, d.last_seen,"
-        " s.user, s.wake, s.wake_threshold, s.volume, s.barge_in,"
+        " s.user, s.shared, s.wake, s.wake_threshold, s.volume, s.barge_in,"
         " (SELECT count(*) FROM device_events e WHERE e.device = i.id),"
         " EXISTS (SELECT 1 FROM device_keys k WHERE k.device = i.id)"
         " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings"
@@ -135,7 +143,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     ).fetchall()
     out = []
     for r in rows:
-        settings = _settings(dict(zip(("user", *KEYS[1:]), r[7:12], strict=True)))
+        settings = _settings(dict(zip(KEYS, r[7:13], strict=True)))
         out.append(
             {
                 "id": r[0],
@@ -147,8 +155,8 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
                 "user": settings.user or r[3],  # the setting wins over the hello
                 "hello_user": r[3],
                 "settings": settings.to_dict(),
-                "events": r[12],
-                "key": bool(r[13]),
+                "events": r[13],
+                "key": bool(r[14]),
             }
         )
     return out

@@ -423,6 +423,14 @@ def m011_reminders(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX checkins_user ON checkins (username, asked_at)")
 
 
+def m012_household(db: sqlite_utils.Database) -> None:
+    """Who is who (docs/security.md): a device shared by several people (JSON list of the
+    members allowed on it), and the people a caregiver watches over (JSON list; empty: the
+    whole household, as before)."""
+    db.execute("ALTER TABLE device_settings ADD COLUMN shared TEXT")
+    db.execute("ALTER TABLE care_caregivers ADD COLUMN people TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -435,6 +443,7 @@ MIGRATIONS: list[Migration] = [
     m009_preferences,
     m010_care,
     m011_reminders,
+    m012_household,
 ]
 
 

@@ -12,6 +12,7 @@ import secrets
 from datetime import date, time
 from typing import Any
 
+from fayd.agent.ports import CareDays
 from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
@@ -132,9 +133,30 @@ def household_names(word: str) -> list[str]:
     return list(dict.fromkeys([word, *(PEOPLE[kin] if kin else ())]))
 
 
+async def told_day(
+    days: CareDays, name: str, day: date, asker: str, vouched: bool, zh: bool
+) -> Outcome | None:
+    """``name``'s digest (None: no household member is called that), told only to them or,
+    on a turn that carries the asker's own authority, to someone who looks after them;
+    anyone else hears a polite refusal (docs/security.md, *Who is who*)."""
+    text = await days.about(name, day)
+    if text is None:
+        return None
+    if name != asker and not (vouched and await days.watches(asker, name)):
+        shown = name[:1].upper() + name[1:]
+        said = (
+            f"抱歉，{name}的情况我只能告诉本人和照顾的家人。"
+            if zh
+            else f"I'm sorry, I can only talk about {shown}'s day with {shown} and the"
+            " family who look after them."
+        )
+        return Outcome(said, detail={"refused": "digest", "of": name})
+    return Outcome(text, detail={"digest": name, "day": day.isoformat()})
+
+
 async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
     """ "How was Mum today?": the care digest of that person's day, as the caregivers get it
-    (docs/care.md); nothing invented when there is no such person or no digest."""
+    (docs/care.md), to them and to her; nothing invented when there is no such person."""
     zh = ctx.lang == "zh"
     who = str(args.get("who") or "").strip().lower()
     day = date.fromisoformat(str(args.get("day") or ctx.now.date().isoformat()))
@@ -143,9 +165,9 @@ async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
             "我现在还不能讲家人的一天。" if zh else "I can't tell about someone's day yet."
         )
     for name in household_names(who):
-        text = await ctx.days.about(name, day)
-        if text is not None:
-            return Outcome(text, detail={"digest": name, "day": day.isoformat()})
+        told = await told_day(ctx.days, name, day, ctx.user, ctx.vouched, zh)
+        if told is not None:
+            return told
     if zh:
         return Outcome(f"我这里没有叫{who}的家人的记录。")
     return Outcome(f"I have no one called {who} in my records, so I can't say how their day was.")

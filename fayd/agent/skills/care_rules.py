@@ -12,6 +12,7 @@ import re
 from datetime import time
 from typing import Any
 
+from fayd import logwords
 from fayd.agent.expect import yes_no
 from fayd.agent.ports import RuleDraft
 from fayd.agent.skills import words
@@ -174,6 +175,13 @@ def _refusal(draft: RuleDraft, caregiver: str, who: str, zh: bool) -> str:
             f"{_title(caregiver)}. Someone can add you with: {add} (the URL is how to reach "
             "you, like an email or ntfy address)."
         )
+    if draft.problem == "not-theirs":
+        if zh:
+            return f"抱歉，你不在照顾{who}的家人名单上，所以我不能帮你设置。"
+        return (
+            f"I'm sorry, you aren't down as one of the people who look after {who}, so I "
+            "can't set that up for you."
+        )
     if draft.problem == "person":
         if zh:
             return f"我这里没有叫{who}的家人，所以没法照看。"
@@ -218,6 +226,15 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
                 " Could you say it again with that?"
             )
         return Outcome(said, detail={"care_rule": "incomplete", "missing": gap})
+    if not ctx.vouched:  # a shared device may be anyone in the room (docs/security.md)
+        if zh:
+            said = "照护规则只能在你自己的设备上设置，共用的设备上我分不清是谁在说话。"
+        else:
+            said = (
+                "I can only set up care rules from your own device: on a shared one, I can't"
+                " be sure who is speaking."
+            )
+        return Outcome(said, detail={"care_rule": "not-own-device"})
     draft = await ctx.rules.draft(
         ctx.user, household_names(word) if word else [], args["kind"], _spec(args), args.get("room")
     )
@@ -250,7 +267,9 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
         try:
             name, *also = await ctx.rules.add(draft.rule)
         except FaydError as exc:
-            log.info("care rule said by %s refused: %s", ctx.user, exc)
+            # The reason may quote what was said (a room, a time): its words only at DEBUG.
+            log.info("care rule said by %s refused: %s", ctx.user, logwords.words(exc))
+            log.debug("care rule said by %s refused: %s", ctx.user, logwords.words(exc))
             return f"对不起，没能保存：{exc}。" if zh else f"I'm sorry, I couldn't keep it: {exc}."
         if zh:
             helps = f"{who}向我求救时，我也会告诉你。" if also else ""
@@ -258,7 +277,7 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
         helps = f" If {who} calls to me for help, I'll tell you too." if also else ""
         return f"Done: I'll tell you {now}if {condition}. It's kept as the care rule {name}.{helps}"
 
-    ctx.expect.expect(ctx.user, keep_or_not, then)
+    ctx.expect.expect(ctx.user, keep_or_not, then, own_device=True)
     said = readback + ("要保存吗？" if zh else " Shall I keep that?")
     return Outcome(said, detail={"care_rule": "asked", "rule": draft.rule})
 

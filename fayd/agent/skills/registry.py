@@ -41,6 +41,9 @@ class Context:
     days: CareDays | None = None
     #: Care rules said in words (the care engine's); None when not wired.
     rules: CareRules | None = None
+    #: The turn carries ``user``'s own authority: said on their own device, or by the
+    #: administrator (fayd.agent.ports.CLI). Needed to act for someone they look after.
+    vouched: bool = False
 
     @property
     def tz(self) -> tzinfo:

@@ -1,0 +1,58 @@
+"""Who looks after whom (docs/security.md, *Who is who*): a caregiver watches over a person
+when one of the person's rules names them on its ladder, when they were added for that
+person (``fayd care caregivers add anna URL --for mum``), or when they were added for no
+one in particular (the whole household, as before people could be named). Only those who
+watch over a person hear about their day, set rules for them, see and acknowledge their
+alerts; on a ladder, only its caregivers acknowledge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlite_utils
+
+from fayd.care.records import rules
+
+
+@dataclass(frozen=True)
+class Household:
+    #: Caregiver → the people they were added for (empty: the whole household).
+    caregivers: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: Person → the caregivers on their rules' ladders.
+    ladders: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: Rule name → its ladder's caregivers (whoever may acknowledge its alerts).
+    rule_ladders: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def watches(self, caregiver: str, person: str) -> bool:
+        if caregiver in self.ladders.get(person, ()):
+            return True
+        people = self.caregivers.get(caregiver)
+        return people is not None and (not people or person in people)
+
+    def watchers(self, person: str) -> frozenset[str]:
+        return frozenset(c for c in self.caregivers if self.watches(c, person))
+
+    def may_acknowledge(self, who: str, alert: Mapping[str, Any]) -> bool:
+        """``who`` is on the ladder of the alert's rule (or, for a rule since removed, one
+        of the caregivers who watch over the person)."""
+        ladder = self.rule_ladders.get(alert["rule"])
+        if ladder is None:
+            return who in self.watchers(alert["user"])
+        return who in ladder
+
+
+def load(db: sqlite_utils.Database) -> Household:
+    caregivers = {
+        name: frozenset(json.loads(people or "[]"))
+        for name, people in db.execute("SELECT name, people FROM care_caregivers").fetchall()
+    }
+    ladders: dict[str, set[str]] = {}
+    rule_ladders = {}
+    for rule in rules(db):
+        names = frozenset(who for who, _ in rule.ladder)
+        rule_ladders[rule.name] = names
+        ladders.setdefault(rule.user, set()).update(names)
+    return Household(caregivers, {p: frozenset(c) for p, c in ladders.items()}, rule_ladders)
