@@ -145,9 +145,10 @@ class CareEngine:
         if alert is None:
             raise LookupError(f"no care alert {alert_id!r}")
         await self.refresh_household()
-        if not who or not self.household.may_acknowledge(who, alert):
-            name = who or "a device that is nobody's own"
-            raise NotOnLadder(f"{name} is not on the ladder of {alert_id}")
+        if not who:  # a shared device, or one nobody owns
+            raise NotOnLadder(f"{alert_id} is taken only from the own device of a caregiver")
+        if not self.household.may_acknowledge(who, alert):
+            raise NotOnLadder(f"{who} is not on the ladder of {alert_id}")
         log.info("care alert %s: taken by %s from %s", alert_id, who, where)
         return await self.acknowledge(alert_id, who)
 

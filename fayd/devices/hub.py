@@ -2,7 +2,7 @@
 presence to the registry, audio to the microphones, typed text to the Listener (the agent),
 sensor events to the event writer. Transports hand frames in; nothing here blocks them. A
 bad frame gets an error frame back to its device (at most a burst, then one a second per
-device: fayd.devices.registry.ErrorBudget), and nothing else."""
+device: fayd.protocol.budget.ErrorBudget), and nothing else."""
 
 from __future__ import annotations
 

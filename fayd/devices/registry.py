@@ -21,15 +21,13 @@ from fayd.devices.owners import ClaimRefused, Ownership
 from fayd.devices.settings_acks import SettingsAcks, report
 from fayd.errors import ProtocolError
 from fayd.protocol import Command, Error, Hello, Sender
+from fayd.protocol.budget import ErrorBudget
 from fayd.store import Store, prefs_records, records
 from fayd.store import devices_records as reg
 from fayd.store.devices_records import DeviceSettings
 
 log = logging.getLogger(__name__)
 
-#: Error frames a device gets at once for bad frames; then one per ERROR_EVERY_S.
-ERROR_BURST = 10
-ERROR_EVERY_S = 1.0
 SETTINGS_POLL_S = 2.0
 #: Settings are read at least this often, even when the database files look unchanged.
 SETTINGS_FULL_S = 30.0
@@ -49,24 +47,6 @@ def db_files(path: Path) -> tuple[Any, ...]:
         except OSError:
             out.append(None)
     return tuple(out)
-
-
-@dataclass
-class ErrorBudget:
-    """A token bucket: a flood of garbage gets a few error frames, not one per frame."""
-
-    tokens: float = ERROR_BURST
-    at: float = 0.0
-    suppressed: int = 0
-
-    def take(self, now: float) -> bool:
-        self.tokens = min(ERROR_BURST, self.tokens + (now - self.at) / ERROR_EVERY_S)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        self.suppressed += 1
-        return False
 
 
 @dataclass
@@ -148,8 +128,12 @@ class DeviceRegistry:
         owner = state.user
         if hello.user and owner and hello.user != owner:
             # A device's owner is the household's choice (its setting, else its first hello),
-            # not what a later hello claims: it keeps speaking for its owner, and is told.
-            self._refuse_claim(state, ClaimRefused(f"this device is {owner}'s, not {hello.user}'s"))
+            # not what a later hello claims: it keeps its owner, and is told unless the name
+            # is one of a shared device's members.
+            try:
+                state.ownership.speaker(hello.user)
+            except ClaimRefused as exc:
+                self._refuse_claim(state, exc)
             hello = dataclasses.replace(hello, user=owner)
         state.hello, state.online = hello, True
         log.info(

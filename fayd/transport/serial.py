@@ -36,8 +36,9 @@ import serial
 
 from fayd.errors import LinkError, ProtocolError
 from fayd.protocol import Ack, Error, Hello, Proof, decode, encode
+from fayd.protocol.budget import ErrorBudget
 from fayd.protocol.serial import SerialDecoder, SerialGarbage, encode_packet
-from fayd.transport.serial_auth import UNAUTHORIZED, Gate, Keys, Limiter, Once, Refused, no_key
+from fayd.transport.serial_auth import UNAUTHORIZED, Gate, Keys, Once, Refused, no_key
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ class SerialLink:
         self.device: str | None = None
         self.gate = Gate()
         self._secret = ""  # the key the device proved with (a changed one drops it)
-        self._limit = Limiter()
+        self._limit = ErrorBudget()  # error frames before the proof: a burst, then 1/s
         self._once = Once()
         self._decoder = SerialDecoder()
         self._serial: serial.Serial | None = None

@@ -11,7 +11,6 @@ worth nothing later. Plain state, no I/O: :class:`fayd.transport.serial.SerialLi
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -89,28 +88,6 @@ class Gate:
 
     def reset(self) -> None:
         self.claim = None
-
-
-class Limiter:
-    """A burst, then one a second (as the hub's error budget): a board that floods the
-    port with frames before its proof gets a few error frames, not one each."""
-
-    def __init__(self, burst: int = 10, per_s: float = 1.0) -> None:
-        self.burst = burst
-        self.per_s = per_s
-        self.tokens = float(burst)
-        self.at = time.monotonic()
-        self.suppressed = 0
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        self.suppressed += 1
-        return False
 
 
 class Once:
