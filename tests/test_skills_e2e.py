@@ -106,7 +106,8 @@ async def test_an_emergency_alerts_every_device_and_the_household(daemon: Daemon
             async for message in carer.messages:
                 if message.topic.value.endswith("/alert"):
                     alert = decode("alert", bytes(message.payload))
-                    break
+                    if alert.user == "rose":  # (another test's open alert may come first)
+                        break
     # Ivy looks after the whole household; no rule sends rose's calls to her yet, so help is
     # not promised.
     assert reply.text.startswith("I'm here with you. I've raised the alarm, but I have no one")
