@@ -156,6 +156,7 @@ class CareEngine:
 
     async def run(self) -> None:
         await self.store.run(_start_cursor)
+        await self.refresh_household()  # the open alerts below go to the caregivers' devices
         # Retained on MQTT again: a crash before publishing is made good; an alert closed
         # in the last day (perhaps by ``fayd care`` while fayd was stopped) is cleared.
         recent = self.clock() - 86400
