@@ -21,8 +21,6 @@ from fayd.agent.understanding import Understanding
 from fayd.protocol import Action, Sender, TextIn
 from fayd.speech import SpeechSegment
 
-#: The conversation of ``fayd say`` / the API when no device is named.
-
 
 class _Nowhere:
     """The CLI's conversation has no device: its frames are not sent."""

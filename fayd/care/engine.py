@@ -206,7 +206,7 @@ class CareEngine:
         self, db: sqlite_utils.Database, now: float, reports: list[Event]
     ) -> list[tuple[str, dict[str, Any]]]:
         rules = rec.rules(db)
-        self.household = load_household(db)
+        self.household = load_household(db, rules)
         watch = [r for r in rules if r.kind == "event" and r.spec.get("sensor") == EMERGENCY]
         self._watching = {r.user for r in watch if r.ladder}
         kept = rec.state(db)

@@ -7,14 +7,14 @@ alerts; on a ladder, only its caregivers acknowledge."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlite_utils
 
-from fayd.care.records import rules
+from fayd.care.records import caregivers_people, rules
+from fayd.care.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,12 @@ class Household:
         return who in ladder
 
 
-def load(db: sqlite_utils.Database) -> Household:
-    caregivers = {
-        name: frozenset(json.loads(people or "[]"))
-        for name, people in db.execute("SELECT name, people FROM care_caregivers").fetchall()
-    }
+def load(db: sqlite_utils.Database, kept: list[Rule] | None = None) -> Household:
+    """``kept``: the rules, when the caller has read them already (the engine's pass)."""
+    caregivers = {name: frozenset(people) for name, people in caregivers_people(db).items()}
     ladders: dict[str, set[str]] = {}
     rule_ladders = {}
-    for rule in rules(db):
+    for rule in rules(db) if kept is None else kept:
         names = frozenset(who for who, _ in rule.ladder)
         rule_ladders[rule.name] = names
         ladders.setdefault(rule.user, set()).update(names)

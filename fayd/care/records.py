@@ -4,6 +4,7 @@ through ``Store.run``/``Store.call``: each call is one transaction."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import sqlite_utils
@@ -60,7 +61,7 @@ def caregivers(db: sqlite_utils.Database) -> dict[str, list[str]]:
 
 
 def add_caregiver(
-    db: sqlite_utils.Database, name: str, urls: list[str], now: float, people: list[str] = ()
+    db: sqlite_utils.Database, name: str, urls: list[str], now: float, people: Sequence[str] = ()
 ) -> None:
     """``people``: whom they look after (empty: the whole household; fayd.care.household)."""
     if db.execute("SELECT 1 FROM care_caregivers WHERE name = ?", [name]).fetchone():

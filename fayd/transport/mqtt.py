@@ -268,7 +268,7 @@ class MqttLink:
             due = self.replay_s and time.monotonic() - replayed_at >= self.replay_s
             if due and self.replayed is not None:
                 replayed_at = time.monotonic()
-                await client.subscribe(self.topics.all_up, qos=1)
+                await self.replay_retained()
 
     async def _receive_loop(self, client: aiomqtt.Client) -> None:
         self.pulse.beat()  # just connected
