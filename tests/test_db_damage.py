@@ -2,7 +2,10 @@
 
 Each kind of damage (half truncated, 0 bytes, garbage, damaged pages in the middle of a
 real populated database) is moved aside with its path said in the log and by ``fayd
-status``, and ``fayd run`` starts from the newest good backup, else fresh (and says so).
+status``. Each of these leaves the file's list of tables unreadable (the "middle" pages
+hold a page of ``sqlite_master``), so nothing can be salvaged from it and ``fayd run``
+starts from the newest good backup, else fresh (and says so); a damaged page the salvage
+can read around is tests/test_db_salvage.py's.
 The backup job makes verified backups and prunes the old ones; ``fayd restore`` puts one
 back with fayd stopped and refuses while it runs; a kill -9 of the daemon loses no turn it
 acknowledged. Real SQLite files made by the real store, and the real daemon."""

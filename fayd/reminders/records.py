@@ -13,6 +13,7 @@ import sqlite_utils
 from fayd.reminders import say
 from fayd.reminders.queue import DEFAULTS, Settings, keep, rows_of
 from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
+from fayd.store import checksum
 
 KINDS = ("reminder", "medication", "timer", "greeting")
 _COLUMNS = (
@@ -45,6 +46,7 @@ def add(db: sqlite_utils.Database, fields: dict[str, Any]) -> int:
             now,
         ],
     )
+    checksum.sign(db, "reminders", cursor.lastrowid)
     return int(cursor.lastrowid)
 
 

@@ -16,6 +16,7 @@ import sqlite_utils
 from fayd.errors import FaydError
 from fayd.protocol import SensorEvent
 from fayd.protocol.text import BadText, check_name
+from fayd.store import checksum
 
 TRUE = {"on", "true", "yes", "1"}
 FALSE = {"off", "false", "no", "0"}
@@ -229,6 +230,7 @@ def add_device_key(db: sqlite_utils.Database, device: str, secret: str) -> None:
         " created_at = excluded.created_at",
         [device, secret, time.time()],
     )
+    checksum.sign(db, "device_keys", device)
 
 
 def known_devices(db: sqlite_utils.Database) -> set[str]:

@@ -160,8 +160,8 @@ def advice(exc: sqlite3.Error) -> str:
         return "another program holds it (a second fayd? sqlite3?)"
     if code in _DAMAGE_CODES:
         return (
-            "it is damaged: fayd run moves it aside and starts from the last good backup; "
-            "fayd restore lists the backups"
+            "it is damaged: fayd run moves it aside and starts from what can still be read "
+            "of it, completed from the last good backup; fayd restore lists the backups"
         )
     return "see the SQLite message"
 

@@ -431,6 +431,17 @@ def m012_household(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE care_caregivers ADD COLUMN people TEXT NOT NULL DEFAULT '[]'")
 
 
+def m013_checksums(db: sqlite_utils.Database) -> None:
+    """A checksum on the rows that matter (fayd.store.checksum): device keys, reminders,
+    care rules and caregivers, so a flipped byte in one is found at start. The rows already
+    there are signed now, as they are."""
+    from fayd.store import checksum
+
+    for table in checksum.SIGNED:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {checksum.COLUMN} TEXT")
+    checksum.sign_unsigned(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -444,6 +455,7 @@ MIGRATIONS: list[Migration] = [
     m010_care,
     m011_reminders,
     m012_household,
+    m013_checksums,
 ]
 
 
