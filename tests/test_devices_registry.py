@@ -117,14 +117,22 @@ def test_content_is_readable() -> None:
 
 
 class FakeMemory:
-    """Records the batches (the real Memory is exercised end to end in test_devices_e2e)."""
+    """Records the batches (the real Memory is exercised end to end in test_devices_e2e,
+    folds in test_memory_bound); ``fold`` runs its ``also`` as the real one does."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store
         self.batches: list[list] = []
+        self.folded: list = []
 
     def add(self, nodes: list) -> list:
         self.batches.append(nodes)
         return []
+
+    def fold(self, events: list, also) -> None:
+        self.folded.extend(events)
+        assert self.store is not None
+        self.store.call(also)
 
 
 async def test_events_become_tagged_nodes_once(store: Store) -> None:
@@ -134,18 +142,19 @@ async def test_events_become_tagged_nodes_once(store: Store) -> None:
     ]
     events.append(("cuff", SensorEvent(seq=9, sensor="bed time", ts=1e300)))
     store.call(reg.record_events, events)
-    memory = FakeMemory()
+    memory = FakeMemory(store)
     rememberer = EventMemory(store, memory, "household")  # type: ignore[arg-type]
     while await rememberer._one_batch():
         pass
     [nodes] = memory.batches
-    assert [n.username for n in nodes] == ["ann"] * 4
-    first, last = nodes[0], nodes[-1]
+    assert [n.username for n in nodes] == ["ann"] * 3
+    first = nodes[0]
     assert first.content.startswith("Blood pressure 150/90 from cuff at ")
     date = datetime.now().strftime("%Y-%m-%d")
     for tag in ("domain:homecare", "kind:event", "source:cuff", "sensor:bp", f"date:{date}"):
         assert tag in first.tags
-    assert "sensor:bed_time" in last.tags
+    [last] = memory.folded  # a routine sensor: folded into its hour (fayd.memory.folds)
+    assert last.username == "ann" and "sensor:bed_time" in last.tags
     assert not await rememberer._one_batch()  # marked: nothing is remembered twice
 
 

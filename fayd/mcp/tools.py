@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from fayd.memory import BadInput, Memory
 from fayd.memory.provenance import AGENT
 from fayd.memory.quarantine import guarded_remember
-from fayd.memory.tags import KIND_ENUM
+from fayd.memory.tags import KIND_ENUM, schema
 from fayd.protocol.text import BadText, check_name, check_strings
 
 NodeType = Literal["all", "observation", "conversation", "reflection"]
@@ -179,4 +179,4 @@ def add_memory_tools(server: MCPServer, memory: Memory) -> None:
         description="The kind enum and tag namespaces to use when writing memories.",
     )
     async def memory_get_schema() -> str:
-        return _json(memory.get_schema())
+        return _json(schema())

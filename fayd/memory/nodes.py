@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from datetime import datetime as dt
@@ -15,10 +16,13 @@ import sqlite_utils
 from fayd.memory.errors import BadInput
 from fayd.memory.index import Row
 from fayd.memory.tags import NODE_TYPES, clean_tag
+from fayd.protocol.text import BadText, check_name, check_text
 from fayd.store import lexical
 
 FAY_TIME = "%Y/%m/%d %H:%M:%S"
 MAX_CONTENT = 20_000
+#: Longer than a user name anywhere else (64): names imported from Fay's folders kept.
+MAX_USERNAME = 255
 NODE_COLUMNS = (
     "id, node_type, content, importance, datetime, step, retrieved_step, pointer_id,"
     " created_at, last_retrieved_at, username, scope"
@@ -54,6 +58,7 @@ class NewNode:
             raise BadInput(f"content is longer than {MAX_CONTENT} characters")
         if not isinstance(self.username, str) or not self.username.strip():
             raise BadInput("username must be a non-empty string")
+        _check_writable(self.content, self.username)
         if self.node_type not in NODE_TYPES:
             names = ", ".join(NODE_TYPES)
             raise BadInput(f"node_type must be one of {names}: {self.node_type!r}")
@@ -66,6 +71,8 @@ class NewNode:
             if isinstance(self.importance, bool) or not isinstance(self.importance, int | float):
                 raise BadInput(f"importance must be a number: {self.importance!r}")
             self.importance = float(self.importance)
+            if not math.isfinite(self.importance):  # NaN is stored as NULL; Infinity not JSON
+                raise BadInput(f"importance must be a finite number: {self.importance!r}")
         if self.pointer_id is not None and not (
             isinstance(self.pointer_id, list)
             and all(isinstance(p, int) and not isinstance(p, bool) for p in self.pointer_id)
@@ -75,6 +82,16 @@ class NewNode:
         self.created_at, self.datetime = parse_time(self.datetime)
         if keep_empty:
             self.datetime = ""
+
+
+def _check_writable(content: str, username: str) -> None:
+    """Text SQLite can store and a user name a folder can be named after: a lone surrogate
+    (not UTF-8) failed at the write as a bug, a NUL in a name broke ``export-fay``."""
+    try:
+        check_text("content", content, MAX_CONTENT)
+        check_name("username", username, max_len=MAX_USERNAME)
+    except BadText as exc:
+        raise BadInput(str(exc)) from exc
 
 
 def parse_time(value: Any) -> tuple[float, str]:
@@ -170,6 +187,24 @@ def insert_nodes(
     )
     _map_fay_pointers(db, nodes, rows, fay_ids)
     return rows
+
+
+def rewrite_contents(
+    db: sqlite_utils.Database, changes: list[tuple[int, str]], vectors: np.ndarray, model: str
+) -> None:
+    """Give existing nodes a new content, with its vector and its lexical row (a fold that
+    took more events: ``fayd.memory.folds``)."""
+    for (node_id, content), vector in zip(changes, vectors, strict=True):
+        db.execute("UPDATE memory_nodes SET content = ? WHERE id = ?", [content, node_id])
+        db.execute(
+            "INSERT OR REPLACE INTO memory_embeddings (node_id, model, dim, vector)"
+            " VALUES (?, ?, ?, ?)",
+            [node_id, model, vector.shape[0], vector.astype("<f4").tobytes()],
+        )
+        db.execute(
+            f"UPDATE {lexical.TABLE} SET text = ? WHERE rowid = ?",
+            [lexical.index_text(content), node_id],
+        )
 
 
 def _map_fay_pointers(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -27,13 +28,14 @@ from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
 from fayd.memory.errors import BadInput
+from fayd.memory.folds import Change, Folds, Observed
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
 from fayd.memory.nodes import NewNode
 from fayd.memory.quarantine import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
 from fayd.memory.retrieve import Fusion, rank
-from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags, schema
+from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags
 from fayd.store import Store
 from fayd.store import lexical as db_lexical
 
@@ -67,6 +69,8 @@ class Memory:
         self.fusion = Fusion(c.lexical_fusion, c.lexical_weight, c.rrf_k, c.lexical_depth)
         #: (db, query, username, limit) -> [(node id, BM25 score)], best first.
         self.lexical_search = db_lexical.search
+        #: Routine observations folded into one node per source, kind and hour.
+        self.folds = Folds()
 
     # --- writes ------------------------------------------------------------------------
     def remember(
@@ -140,6 +144,44 @@ class Memory:
             )
             for n, r in zip(new, rows, strict=True)
         ]
+
+    def fold(self, events: list[Observed], also: Callable[[Any], None] | None = None) -> None:
+        """Fold routine events into their folds' nodes (``fayd.memory.folds``): a new node
+        for a fold not yet written, else its node rewritten (content, vector, lexical row).
+        ``also(db)`` runs in the same transaction (the caller marks its events done)."""
+        if not events:
+            return
+        changes = self.folds.changes(events)
+        vectors = self.embedder.embed([c.tally.content() for c in changes])
+        new = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is None]
+        old = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is not None]
+        nodes = [_fold_node(c) for c, _ in new]
+
+        def write(db: Any) -> list[Row]:
+            rows = []
+            if nodes:
+                new_vectors = np.stack([v for _, v in new])
+                importances = [float(n.importance or 0.0) for n in nodes]
+                model = self.embedder.name
+                rows = db_nodes.insert_nodes(db, nodes, importances, new_vectors, model)
+            rewrites = [(c.tally.node_id, c.tally.content()) for c, _ in old]
+            db_nodes.rewrite_contents(db, rewrites, [v for _, v in old], self.embedder.name)
+            if also is not None:
+                also(db)
+            return rows
+
+        with self._lock:
+            for c in changes:
+                self._index(c.tally.username)  # loaded before the insert: rows not doubled
+            rows = self.store.call(write)
+            for (c, _), row in zip(new, rows, strict=True):
+                c.tally.node_id = row.id
+                self._indexes[c.tally.username].extend([row])
+            for c, vector in old:
+                index = self._indexes[c.tally.username]
+                if c.tally.node_id in index.pos:
+                    index.set_vectors(np.array([index.pos[c.tally.node_id]]), vector[None])
+        self.folds.committed(changes)
 
     # --- retrieval ---------------------------------------------------------------------
     def search(
@@ -320,10 +362,6 @@ class Memory:
             raise BadInput("a portrait is at most 1000 characters")
         self.store.call(db_nodes.set_profile, self.resolve_user(username), portrait, extra_info)
 
-    @staticmethod
-    def get_schema() -> dict[str, Any]:
-        return schema()
-
     def stats(self) -> dict[str, Any]:
         out = self.store.call(db_nodes.stats, self.embedder.name, self.embedder.dim)
         with self._lock:
@@ -368,6 +406,17 @@ def _mirror(index: UserIndex, rows: list[Row]) -> None:
         step = index.max_step
         index.extend(rows)
         index.max_step = step
+
+
+def _fold_node(change: Change) -> NewNode:
+    first = change.first
+    return NewNode(
+        content=change.tally.content(),
+        username=change.tally.username,
+        tags=change.tags,
+        importance=change.tally.importance,
+        datetime=datetime.fromtimestamp(first.at).strftime(db_nodes.FAY_TIME),
+    )
 
 
 def fay_node(node: dict[str, Any]) -> dict[str, Any]:
