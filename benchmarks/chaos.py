@@ -14,7 +14,10 @@ by a recovery window:
 
 - ``kill_daemon``: kill -9 of the daemon alone, then a start on the same state folder;
 - ``kill_broker``: kill -9 of the embedded mosquitto (the daemon restarts it);
-- ``full_disk``: the state tmpfs filled with a file for 20 s, then the file removed;
+- ``full_disk``: the state tmpfs filled with a file for 20 s, then the file removed; a
+  panic button (a device of its own, mum's) is pressed 2 s into it, and the caregiver's
+  notification (Apprise json:// to an HTTP server here) is timed: ``alert_during_full_disk_s``
+  (press to caregiver notified), with what she was sent;
 - ``poison``: a rogue device sends lone surrogates, oversize frames and wrong types;
 - ``broken_model``: the VAD model file (a copy, first on the daemon's PYTHONPATH, so the
   shared install is untouched) overwritten with garbage, then a device speaks;
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import json
 import os
@@ -57,6 +61,7 @@ from fayd.auth import read_token
 from fayd.devices.simulator import SimDevice
 from fayd.models.manifest import default_paths, load_manifest
 from fayd.protocol import SensorEvent, Topics, decode, encode
+from fayd.testing.care import Posts
 from fayd.testing.disk import NoTmpfs, fill, small_disk, truncate_wal
 from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess, free_port
@@ -76,6 +81,7 @@ DISK_MB = 64
 VAD_PACKAGE, VAD_FILE = "silero_vad", "data/silero_vad.onnx"
 #: The real firmware's device, and its motion triggers a second.
 FIRMWARE_DEVICE = "chaos-fw"
+PANIC_DEVICE = "chaos-pendant"
 FIRMWARE_RATE = 2.0
 GARBAGE = b"not a model \x00\xff" * 64
 #: Poison: valid JSON with a lone surrogate, oversize frames, wrong types.
@@ -122,6 +128,7 @@ class Chaos:
         self.firmware: FirmwareProcess | None = None
         self.firmware_sent = 0
         self.firmware_skipped: str | None = None
+        self.posts = Posts()  # the caregiver's phone
 
     # --- the daemon --------------------------------------------------------------------
 
@@ -328,9 +335,47 @@ class Chaos:
         seconds = 8.0 if self.quick else 20.0
         await asyncio.to_thread(truncate_wal, self.state / "fayd.db")
         filler = await asyncio.to_thread(fill, self.state)
-        await asyncio.sleep(seconds)
+        began = time.monotonic()
+        await asyncio.sleep(2.0)
+        told = await self.press_panic(within_s=max(2.0, seconds - 2.0))
+        await asyncio.sleep(max(0.0, began + seconds - time.monotonic()))
         filler.unlink()
-        return {"full_for_s": seconds}
+        return {"full_for_s": seconds, **told}
+
+    def add_caregiver(self) -> None:
+        """Anna (this script's HTTP server) is told of mum's panic button at once."""
+        assert self.daemon is not None
+        for args in (
+            ("devices", "set", PANIC_DEVICE, "user=mum"),
+            ("care", "caregivers", "add", "anna", self.posts.url("anna")),
+            ("care", "rules", "add", "panic", "--user", "mum", "--kind", "event",
+             "--sensor", "panic", "--ladder", "anna"),
+        ):  # fmt: skip
+            done = self.daemon.cli(*args, timeout=60)
+            if done.returncode != 0:
+                raise RuntimeError(f"fayd {' '.join(args[:3])}: {done.stderr.strip()}")
+
+    async def press_panic(self, within_s: float) -> dict[str, Any]:
+        """Press mum's pendant; seconds until Anna is sent it (None: not within_s)."""
+        assert self.daemon is not None
+        before = len(self.posts.to("anna"))
+        url = f"mqtt://127.0.0.1:{self.mqtt_port}"
+        async with SimDevice(url, PANIC_DEVICE, password=self.passwords[PANIC_DEVICE]) as sim:
+            await sim.hello(roles=("sensor",), user="mum")
+            pressed = time.monotonic()
+            await sim.publish("event", encode(SensorEvent(int(time.time()), "panic", time.time())))
+            while time.monotonic() - pressed < within_s:
+                if len(self.posts.to("anna")) > before:
+                    break
+                await asyncio.sleep(0.05)
+        got = self.posts.to("anna")[before:]
+        took = round(time.monotonic() - pressed, 2) if got else None
+        disk = [p["message"] for p in self.posts.to("anna") if "disk" in p["message"]]
+        return {
+            "alert_during_full_disk_s": took,
+            "caregiver_received": [p["message"] for p in got if "disk" not in p["message"]],
+            "caregiver_told_disk_full": disk[:1],
+        }
 
     async def poison(self) -> dict[str, Any]:
         password = (await asyncio.to_thread(self.daemon_add, "rogue-1"))["mqtt_password"]
@@ -423,8 +468,9 @@ class Chaos:
         began = time.monotonic()
         await asyncio.to_thread(self.daemon.start)
         self.first_start_s = round(time.monotonic() - began, 1)
-        for name in self.devices:
+        for name in [*self.devices, PANIC_DEVICE]:
             self.passwords[name] = (await asyncio.to_thread(self.daemon_add, name))["mqtt_password"]
+        await asyncio.to_thread(self.add_caregiver)
         await asyncio.to_thread(self.start_firmware)
         started = self.started = time.monotonic()
         rate = 5.0
@@ -462,6 +508,7 @@ class Chaos:
             window = [ok for b, _, ok in self.log.turns if began <= b < ended + settle]
             self.log.faults[name]["turns_failed"] = window.count(False)
         self.stop.set()  # no new events or turns; the devices resend until all are acked
+        self.stopped = time.monotonic()
         await asyncio.gather(turns, statuses)
         try:
             await asyncio.wait_for(asyncio.gather(*workers), 60)
@@ -518,6 +565,8 @@ class Chaos:
             dups += fw_dups
             stored[FIRMWARE_DEVICE] = got
         recoveries = [f["recovery_s"] for f in self.log.faults.values()]
+        alert_s = self.log.faults.get("full_disk", {}).get("alert_during_full_disk_s")
+        degraded = self.degraded_but_ready()
         lies = self.status_lies(self.started)
         hangs = sum(1 for r in recoveries if r is None)
         status_log = daemon_status(self.daemon)
@@ -534,6 +583,9 @@ class Chaos:
             "hangs": hangs,
             "status_lies": len(lies) * STATUS_EVERY_S,
             "status_lie_at_s": lies,
+            "alert_during_full_disk_s": alert_s,
+            "degraded_but_ready_s": len(degraded) * STATUS_EVERY_S,
+            "degraded_but_ready_at_s": degraded,
             "status_unanswered_s": STATUS_EVERY_S
             * sum(1 for _, s, _ in self.log.statuses if s == "none"),
             "faults": self.log.faults,
@@ -541,7 +593,8 @@ class Chaos:
                 "lost": lost == 0,
                 "duplicates": dups == 0,
                 "hangs": hangs == 0,
-                "status_lies": not lies,
+                "status_lies": not lies and not degraded,
+                "alert_during_full_disk_2s": alert_s is not None and alert_s <= 2,
                 "recovery_10s": {
                     n: f["recovery_s"] is not None and f["recovery_s"] <= 10
                     for n, f in self.log.faults.items()
@@ -575,6 +628,22 @@ class Chaos:
             if said == "ready" and lied(when, asked)
         ]
 
+    def degraded_but_ready(self) -> list[float]:
+        """When (s from the start) a status said ready while events were not being saved:
+        devices had events waiting, and none was acked from when it was asked until a poll
+        period after (events saved are acked within a second of arriving)."""
+        acks = sorted(a[0] for a in self.log.acks)
+
+        def saving(asked: float, when: float) -> bool:
+            i = bisect.bisect_left(acks, asked - 1.0)
+            return i < len(acks) and acks[i] <= when + STATUS_EVERY_S
+
+        return [
+            round(when - self.started, 1)
+            for when, said, asked in self.log.statuses
+            if said == "ready" and not saving(asked, when) and when < self.stopped
+        ]
+
 
 def daemon_status(daemon: DaemonProcess) -> Any:
     done = daemon.cli("status", "--json", timeout=30)
@@ -604,6 +673,7 @@ def main() -> None:
                 try:
                     result = asyncio.run(chaos.run())
                 finally:
+                    chaos.posts.close()
                     if chaos.firmware is not None:
                         chaos.firmware.stop()
                     code = chaos.daemon.stop() if chaos.daemon else None

@@ -37,6 +37,9 @@ class PathsConfig:
     #: folder's disk has less free than this (MB) or than disk_warn_percent of its size.
     disk_warn_mb: int = 200
     disk_warn_percent: float = 2.0
+    #: MB kept free in a reserve file, given up when the disk fills so a care alert can
+    #: still be written (fayd.store.reserve); 0: none.
+    disk_reserve_mb: int = 8
 
 
 @dataclass(frozen=True)

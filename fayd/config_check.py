@@ -37,6 +37,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _HOSTNAME = re.compile(
     r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9-]{1,63})*$"
 )
+_URL_HOST = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$")
 _LANGUAGE = re.compile(r"^[a-z]{2,3}$")
 #: The longest string a setting may hold: paths, URLs and names are far shorter; the persona
 #: is the long one (it is read before every answer, so even this is generous).
@@ -48,6 +49,8 @@ MAX_THREADS = 256
 def _url(schemes: tuple[str, ...], example: str) -> Rule:
     def rule(value: str) -> str:
         wrong = f"not a URL like {example}"
+        if any(c.isspace() or not c.isprintable() for c in value):  # urlsplit drops tabs
+            return f"{wrong} (it has a space or a control character)"
         try:
             parts = urlsplit(value)
             port = parts.port  # ValueError for a port out of range or not a number
@@ -55,11 +58,23 @@ def _url(schemes: tuple[str, ...], example: str) -> Rule:
             return f"{wrong} (its port must be 1-65535)"
         if parts.scheme not in schemes or not parts.hostname:
             return wrong
+        if not _url_host(parts.hostname):  # urlsplit takes "a b" or "a\tb" as a host name
+            return f"{wrong} (its host {parts.hostname!r} is not a host name or address)"
         if port == 0:
             return f"{wrong} (port 0)"
         return ""
 
     return rule
+
+
+def _url_host(host: str) -> bool:
+    """An address, or a name of letters, digits, ``.``, ``-`` and ``_`` (a container's
+    name may hold one, e.g. Docker Compose's ``my_broker``)."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return bool(_URL_HOST.match(host))
 
 
 def _mqtt_url(value: str) -> str:
@@ -233,6 +248,7 @@ RULES: dict[str, Rule] = {
     "reminders.alarm_max_s": lambda v: "" if 0 <= v <= 3600 else "must be 0-3600 seconds",
     "paths.disk_warn_mb": lambda v: "" if 0 <= v <= 1_000_000 else "must be 0-1000000 MB",
     "paths.disk_warn_percent": lambda v: "" if 0 <= v <= 50 else "must be 0-50 (%)",
+    "paths.disk_reserve_mb": lambda v: "" if 0 <= v <= 1024 else "must be 0-1024 MB",
     "homeassistant.discovery_prefix": _topic_prefix,
     "homeassistant.person": lambda v: v and _name("caregiver's name")(v),
     "care.digest_time": lambda v: v and _clock_time(v),

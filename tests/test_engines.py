@@ -57,10 +57,16 @@ def test_a_users_own_model_that_is_missing_stops_the_start(
     assert f'{setting}="{path}"' in str(info.value)
 
 
-def test_a_users_own_model_that_cannot_load_stops_the_start(tmp_path: Path) -> None:
+def test_a_users_own_model_that_cannot_load_falls_back_to_the_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"not a gguf file at all" * 100)
     env = {"FAYD_PATHS_STATE_DIR": str(tmp_path), "FAYD_LLM_MODEL_PATH": str(broken)}
-    with pytest.raises(ConfigError) as info:
-        load_engines(load_config(environ=env))
-    assert f'FAYD_LLM_MODEL_PATH="{broken}": cannot load' in str(info.value)
+    engines = load_engines(load_config(environ=env))
+    why = engines.fallbacks["llm"]
+    assert why.startswith(f'environment: FAYD_LLM_MODEL_PATH="{broken}": cannot load it: ')
+    assert "no GGUF header" in why
+    assert "llm" not in engines.problems and engines.llm is not None  # the default runs
+    assert engines.files["llm"] != str(broken) and "llm" not in engines.own
+    assert f"{why}; the default llm model is used instead" in caplog.text

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -92,7 +93,9 @@ class Downlink:
 @needs_mosquitto
 async def test_a_full_disk_keeps_events_unacked_then_stores_them_once(tmp_path: Path) -> None:
     with small_disk(tmp_path / "state") as state:
-        env = {"FAYD_PATHS_DISK_WARN_MB": str(WARN_MB)}
+        # No reserve: this is about a disk that stays full (the reserve would take the
+        # first events: tests/test_care_before_disk.py).
+        env = {"FAYD_PATHS_DISK_WARN_MB": str(WARN_MB), "FAYD_PATHS_DISK_RESERVE_MB": "0"}
         daemon = DaemonProcess(state, env)
         daemon.log = tmp_path / "daemon.log"  # the log is not on the full disk (journald)
         daemon.start()
@@ -119,6 +122,7 @@ async def full_disk_run(daemon: DaemonProcess, state: Path) -> None:
         await down.until(lambda: down.acked() == set(range(1, 11)), "the first ten acked")
 
         truncate_wal(db)
+        shutil.rmtree(state / "cache")  # nothing of fayd's own left to free: it stays full
         filler = fill(state)
         for seq in range(11, 41):  # heartbeats among them: a failed one crashed the hub
             await client.publish(TOPICS.up("door-1", "event"), event(seq), qos=1)

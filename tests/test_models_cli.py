@@ -180,3 +180,20 @@ def test_parts_that_do_not_match_the_manifest_leave_nothing(tmp_path, monkeypatc
     with pytest.raises(ModelError, match="other package versions than the manifest's"):
         assemble(choice, tmp_path / "out")
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_gguf_is_read_whole_or_named_broken(tmp_path: Path) -> None:
+    from fayd.models.gguf import check_gguf
+
+    real = resolve("llm").files["model"]
+    assert check_gguf(real).startswith("GGUF v3, ")
+    cut = tmp_path / "cut.gguf"
+    with real.open("rb") as f:
+        cut.write_bytes(f.read(16 << 20))
+    garbage = tmp_path / "garbage.gguf"
+    garbage.write_bytes(b"not a model \x00\xff" * 64)
+    for path, why in ((cut, "lies beyond the end of the file"), (garbage, "no GGUF header")):
+        with pytest.raises(ModelError) as info:
+            check_gguf(path)
+        assert str(info.value).startswith(f"{path} is not a usable GGUF model: ")
+        assert why in str(info.value)

@@ -1,7 +1,7 @@
 """Start-up that stops or heals, never loops blindly: each wrong setting, missing file and
 taken port stops ``fayd run`` (a real subprocess) with one line naming the setting and
-where it came from, and a non-zero exit; a default port that is taken is swapped for a free
-one and said so; a component that keeps failing is reported once, then retried quietly."""
+where it came from, and a non-zero exit; a default API port that is taken is swapped for a
+free one and said so; a component that keeps failing is reported once, then retried quietly."""
 
 from __future__ import annotations
 
@@ -190,13 +190,13 @@ def hold(port: int) -> socket.socket | None:
 
 @pytest.fixture(scope="module")
 def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
-    """fayd on its embedded defaults while 8731 (API) and 1884 (broker) are taken."""
+    """fayd on its default API port while 8731 is taken (the broker's default is never
+    swapped: tests/test_status_truth.py)."""
     if MOSQUITTO is None:
         pytest.skip("mosquitto binary not installed (./install.sh installs it)")
-    held = [hold(8731), hold(1884)]
+    held = [hold(8731)]
     daemon = DaemonProcess(tmp_path_factory.mktemp("crowded"))
-    for key in ("FAYD_API_PORT", "FAYD_MQTT_EMBEDDED_PORT"):  # the defaults, not port 0
-        del daemon.env[key]
+    del daemon.env["FAYD_API_PORT"]  # the default, not port 0
     try:
         daemon.start()
         yield daemon
@@ -207,17 +207,17 @@ def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]
                 sock.close()
 
 
-def test_taken_default_ports_are_swapped_for_free_ones_and_said(crowded: DaemonProcess) -> None:
+def test_a_taken_default_api_port_is_swapped_for_a_free_one_and_said(
+    crowded: DaemonProcess,
+) -> None:
     runtime = crowded.runtime
-    assert not runtime["api"].endswith(":8731") and not runtime["mqtt"].endswith(":1884")
+    assert not runtime["api"].endswith(":8731")
     status = crowded.cli("status")
     assert status.returncode == 0, status.stderr
     assert f"broker: {runtime['mqtt']} (embedded), connected" in status.stdout
     assert "note: api.port 8731 was in use" in status.stdout
     assert f"fayd listens on {runtime['api']} instead" in status.stdout
-    assert f"fayd listens on {runtime['mqtt']} instead" in status.stdout
-    log = crowded.log_text()
-    assert "mqtt.embedded_port 1884 was in use" in log
+    assert "api.port 8731 was in use" in crowded.log_text()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mosquitto only warns when started as root")

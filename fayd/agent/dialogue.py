@@ -149,4 +149,5 @@ class Dialogue:
     def _output(self, device: str, sender: Sender) -> ReplyOutput:
         speaker = device != CLI and self.devices.has_role(device, "speaker")
         tts = self.engines.tts if speaker else None
-        return ReplyOutput(sender, tts, device, self.devices.audio_out_rate(device), self.rules)
+        rate = self.devices.audio_out_rate(device)
+        return ReplyOutput(sender, tts, device, rate, self.rules, speaker=speaker)

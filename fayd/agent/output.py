@@ -14,7 +14,7 @@ import numpy as np
 
 from fayd.agent.expression import ActionRules, sentiment
 from fayd.agent.turn import Turn
-from fayd.protocol import Action, AudioChunk, Human, Sender, chunk_pcm
+from fayd.protocol import Action, AudioChunk, Error, Human, Sender, chunk_pcm
 from fayd.speech import Tts
 from fayd.speech.audio import float_to_pcm16, lips_track, pcm16_to_float, resample
 
@@ -29,6 +29,9 @@ def _note(hz: float, rate: int, seconds: float = 0.18) -> np.ndarray:
 
 #: Shown once in a reply whose speech could not be made (the TTS model failed).
 NO_VOICE = "(I can't speak right now: my voice isn't working; fayd status says why.)"
+#: The error frame's words to a speaker whose reply cannot be spoken: a device with no
+#: screen cannot show the text, and must not be left in silence.
+NO_VOICE_ERROR = "my voice isn't working: the reply cannot be spoken (fayd status says why)"
 
 
 class ReplyOutput:
@@ -39,10 +42,13 @@ class ReplyOutput:
         device: str,
         out_rate: int | None,
         rules: ActionRules | None = None,
+        speaker: bool = False,
     ) -> None:
         self.sender = sender
         self.rules = rules
         self.tts = tts
+        #: The device has the speaker role: a reply it cannot hear gets an error frame.
+        self.speaker = speaker
         self.device = device
         self.out_rate = out_rate
         #: Seconds of speech sent so far.
@@ -62,6 +68,9 @@ class ReplyOutput:
         seq = 0
         index = 0
         speak = self.tts is not None
+        mute = self.speaker and not speak  # no voice model: said at once, and in the text
+        if mute:
+            self.sender.send(self.device, Error("no-model", NO_VOICE_ERROR))
         if speak and tone:
             seq = self._chime(stream)
         try:
@@ -78,8 +87,11 @@ class ReplyOutput:
                     except Exception as exc:  # a broken voice: the rest of the reply is text
                         log.error("speech synthesis failed: %s: %s", type(exc).__name__, exc)
                         speak = False
+                        self.sender.send(self.device, Error("no-model", NO_VOICE_ERROR))
                         self.sender.send(self.device, Human(key="text", text=NO_VOICE))
                 index += 1
+            if mute and index:
+                self.sender.send(self.device, Human(key="text", text=NO_VOICE))
         finally:
             # Closing frames go out even when the reply was cut short (barge-in, error).
             self.sender.send(self.device, Human(key="text", text="", is_end=True))

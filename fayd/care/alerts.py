@@ -49,11 +49,31 @@ class AlertBook:
         closed = rec.last_closed(db, rule.name, fire.key)
         if closed is not None and fire.at - closed < rule.cooldown_s:
             return []
+        alert = self.draft(rule, fire, now)
+        alert_id, kind, ask = alert["id"], alert["kind"], "question" in alert["detail"]
+        if rule.checkin and not ask:
+            log.info("care alert %s: no speech wired, so no check-in; caregivers first", alert_id)
+        rec.insert_alert(db, alert)
+        # The text may quote the person ("I've fallen"): its words only at DEBUG.
+        log.warning(
+            "care alert %s (%s, %s) for %s: %s",
+            alert_id,
+            rule.name,
+            kind,
+            rule.user,
+            words(fire.text),
+        )
+        log.debug("care alert %s: %s", alert_id, words(fire.text))
+        if not ask:  # straight to the first caregiver, in this same transaction
+            alert = self.climb(db, alert, rule, now)
+        return [("opened", alert)]
+
+    def draft(self, rule: Rule, fire: Fire, now: float) -> dict[str, Any]:
+        """The alert ``fire`` opens, not yet written (fayd.care.early raises it from memory
+        when the disk refuses it)."""
         alert_id = fire.detail.get("alert_id") or f"care-{int(fire.at)}-{secrets.token_hex(3)}"
         kind = "emergency" if fire.detail.get("sensor") == "emergency" else rule.kind
         ask = rule.checkin and self.can_speak()
-        if rule.checkin and not ask:
-            log.info("care alert %s: no speech wired, so no check-in; caregivers first", alert_id)
         alert = {
             "id": alert_id,
             "rule": rule.name,
@@ -72,20 +92,7 @@ class AlertBook:
         }
         if ask:
             alert["detail"]["question"] = ladder.question(rule, fire.text)
-        rec.insert_alert(db, alert)
-        # The text may quote the person ("I've fallen"): its words only at DEBUG.
-        log.warning(
-            "care alert %s (%s, %s) for %s: %s",
-            alert_id,
-            rule.name,
-            kind,
-            rule.user,
-            words(fire.text),
-        )
-        log.debug("care alert %s: %s", alert_id, words(fire.text))
-        if not ask:  # straight to the first caregiver, in this same transaction
-            alert = self.climb(db, alert, rule, now)
-        return [("opened", alert)]
+        return alert
 
     def _same_incident(
         self, db: sqlite_utils.Database, rule: Rule, fire: Fire
@@ -170,17 +177,7 @@ class AlertBook:
         until = None
         if step < len(rule.ladder):
             who, ack_s = rule.ladder[step]
-            also = alert["detail"].get("also") or []
-            body = ladder.notice(
-                alert["id"],
-                alert["user"],
-                "; also: ".join([alert["text"], *also]),
-                alert["opened_at"],
-                self.zone,
-                step,
-                alert["detail"].get("answer", ""),
-            )
-            title = ladder.title(alert["severity"], alert["user"])
+            title, body = self.message(alert, step)
             self.queue(db, alert["id"], step, who, title, body, now)
             until = now + ack_s
             log.warning("care alert %s: telling %s (rung %d)", alert["id"], who, step + 1)
@@ -188,6 +185,20 @@ class AlertBook:
             log.error("care alert %s: no caregiver acknowledged; all were told", alert["id"])
         rec.update_alert(db, alert["id"], step=step, step_until=until, detail=alert["detail"])
         return {**alert, "step": step, "step_until": until}
+
+    def message(self, alert: dict[str, Any], step: int) -> tuple[str, str]:
+        """The title and body of the notification of rung ``step``."""
+        also = alert["detail"].get("also") or []
+        body = ladder.notice(
+            alert["id"],
+            alert["user"],
+            "; also: ".join([alert["text"], *also]),
+            alert["opened_at"],
+            self.zone,
+            step,
+            alert["detail"].get("answer", ""),
+        )
+        return ladder.title(alert["severity"], alert["user"]), body
 
     def queue(
         self,

@@ -90,7 +90,12 @@ class Effects:
             self.publisher.publish(frame(alert))
 
     def changed(self, what: str, alert: dict[str, Any]) -> None:
+        """``what``: opened, updated, escalated, joined, acknowledged, resolved; or kept
+        (an alert raised from memory while the disk refused it, now written: it was
+        announced then, and is remembered now)."""
         self.publish(alert)
+        if what == "kept":
+            self._background(self._remember("opened", alert))
         if what in ("opened", "acknowledged", "resolved"):
             self._background(self._remember(what, alert))
         if what == "opened" and alert["step"] == ladder.CHECKIN:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from fayd.beat import Pulse, until_beat
 from fayd.care import ladder
 from fayd.care import records as rec
 from fayd.care.alerts import AlertBook
+from fayd.care.early import Early, Memo, urgent
 from fayd.care.effects import Effects
 from fayd.care.evaluate import Clear, Decision, Event, Fire, on_event, on_tick
 from fayd.care.household import Household
@@ -35,7 +37,8 @@ from fayd.care.household import load as load_household
 from fayd.care.notify import DeliveryError, retry_after, shown
 from fayd.care.ports import Deliver, Digests, Owners
 from fayd.care.rules import CareError, Rule
-from fayd.protocol import Ack, Alert
+from fayd.errors import StoreError
+from fayd.protocol import Ack, Alert, SensorEvent
 from fayd.store import Store
 
 log = logging.getLogger(__name__)
@@ -81,6 +84,8 @@ class CareEngine:
         self.checked_at: float | None = None
         effects.on_answer = self.answered
         self.book = AlertBook(zone, lambda: effects.can_speak)
+        #: Urgent events judged on arrival; alerts raised from memory (fayd.care.early).
+        self.early = Early(self.book, deliver, zone)
         self._acks: set[asyncio.Task[None]] = set()
         #: The daily digest (fayd.care.daily), when the daemon runs one.
         self.digest: Digests | None = None
@@ -109,6 +114,28 @@ class CareEngine:
         user = alert.user or self.effects.default_user
         self._reports.append(Event(0, alert.device or "voice", user, EMERGENCY, alert.at, data))
         self.wake()
+
+    def arrived(self, device: str, event: SensorEvent) -> None:
+        """A sensor event has just come (not yet stored): an urgent rule it fires on
+        judges it in the next pass, now, and from memory if the disk refuses that pass."""
+        now = self.clock()
+        ts = event.ts
+        at = ts if ts is not None and rec.EARLIEST_TS <= ts <= now + 86400 else now
+        user = (self.owners.user_of(device) if self.owners is not None else None) or ""
+        data = event.data if isinstance(event.data, dict) else {}
+        key = rec.event_key(device, event.epoch, event.seq)
+        report = self.early.judge(Event(0, device, user, event.sensor, at, data, key))
+        if report is not None:
+            self._reports.append(report)
+            self.wake()
+
+    async def tell_everyone(self, title: str, body: str) -> int:
+        """A notice of the household's own (the disk is full) to every caregiver, at once
+        and without the disk; how many it reached."""
+        if not self.early.memo.caregivers:  # before the first pass (a notice at start)
+            with contextlib.suppress(StoreError):
+                self.early.memo.caregivers = await self.store.run(rec.caregivers)
+        return await self.early.tell_everyone(title, body)
 
     def device_ack(self, device: str, ack: Ack) -> None:
         """An ``ack`` frame from a device (a carer's screen, a button): when it names an
@@ -185,7 +212,15 @@ class CareEngine:
         """One pass: new events and the tick, due rungs, due notifications."""
         now = self.clock()
         reports, self._reports = self._reports, []
-        changes = await self.store.run(self._evaluate, now, reports)
+        judged, told = frozenset(self.early.judged), dict(self.early.told)
+        try:
+            changes = await self.store.run(self._evaluate, now, reports, judged, told)
+        except StoreError:  # the disk: urgent alerts from memory, and every report kept
+            self._reports[:0] = await self.early.raise_from_memory(
+                reports, now, self.effects.changed
+            )
+            raise
+        self.early.written({r.data["alert_id"] for r in reports if "alert_id" in r.data})
         changes += await self.store.run(self.book.escalate, now)
         for what, alert in changes:
             self.effects.changed(what, alert)
@@ -203,14 +238,21 @@ class CareEngine:
     # --- evaluation (one transaction) -----------------------------------------------------
 
     def _evaluate(
-        self, db: sqlite_utils.Database, now: float, reports: list[Event]
+        self,
+        db: sqlite_utils.Database,
+        now: float,
+        reports: list[Event],
+        judged: frozenset[str] = frozenset(),
+        told: dict[str, Any] | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
+        """``judged``: keys of events judged on arrival (their stored copies are not shown
+        to the urgent rules again); ``told``: alerts raised from memory (fayd.care.early)."""
         rules = rec.rules(db)
         self.household = load_household(db, rules)
         watch = [r for r in rules if r.kind == "event" and r.spec.get("sensor") == EMERGENCY]
         self._watching = {r.user for r in watch if r.ladder}
         kept = rec.state(db)
-        cursor = int(kept.get("cursor", 0))
+        cursor = start = int(kept.get("cursor", 0))
         events = rec.new_events(db, cursor, EVENT_BATCH)
         if events:
             cursor = events[-1].id
@@ -220,9 +262,14 @@ class CareEngine:
             r.name: copy.deepcopy(kept.get(f"rule:{r.name}")) or _first_state(r, seen)
             for r in rules
         }
+        self.early.memo = Memo(rules, copy.deepcopy(states), rec.caregivers(db))
+        events = [_with_user(self.owners, ev) for ev in events]
+        reports = [r for r in reports if not _judged_before(db, r, start)]
         decisions: list[tuple[Rule, Decision]] = []
-        for ev in [*events, *reports]:
+        for ev in [*reports, *events]:
             for rule in rules:
+                if ev.id and ev.key in judged and urgent(rule):
+                    continue  # judged on arrival, as a report
                 decisions += [(rule, d) for d in on_event(rule, states[rule.name], ev, self.zone)]
         for rule in rules:
             decisions += [(rule, d) for d in on_tick(rule, states[rule.name], now, self.zone)]
@@ -240,7 +287,7 @@ class CareEngine:
                 rec.set_state(db, f"rule:{name}", value)
         if len(events) == EVENT_BATCH:
             self._wake.set()  # more to read
-        return changes
+        return _kept_from_memory(db, changes, told or {})
 
     # --- answers and acknowledgements -----------------------------------------------------
 
@@ -303,8 +350,10 @@ class CareEngine:
         stuck = await self.store.run(rec.undelivered)
         for row, seen in zip(stuck, await shown([r["url"] for r in stuck]), strict=True):
             row["url"] = seen
+        unsaved = [a for a in self.early.told if a not in {o["id"] for o in open_alerts}]
         return {
-            "open": len(open_alerts),
+            "open": len(open_alerts) + len(unsaved),
+            "raised_from_memory": unsaved,  # not written yet: the disk refuses writes
             "sent": self.sent,
             "undelivered": stuck,
             "checked_at": self.checked_at,
@@ -315,6 +364,41 @@ def _start_cursor(db: sqlite_utils.Database) -> None:
     """A first start reads events from now on, not the whole history."""
     if "cursor" not in rec.state(db):
         rec.set_state(db, "cursor", rec.last_event_id(db))
+
+
+def _with_user(owners: Owners | None, ev: Event) -> Event:
+    """A device whose hello the disk refused is not in the database yet: its person is the
+    one the registry holds in memory."""
+    if ev.user or owners is None:
+        return ev
+    return dataclasses.replace(ev, user=owners.user_of(ev.device) or "")
+
+
+def _judged_before(db: sqlite_utils.Database, report: Event, cursor: int) -> bool:
+    """A report of an event a pass before this one read from the database (a device sent
+    it again after a restart): judged already."""
+    if not report.key:
+        return False
+    stored = rec.stored_event_id(db, report.key)
+    return stored is not None and stored <= cursor
+
+
+def _kept_from_memory(
+    db: sqlite_utils.Database, changes: list[tuple[str, dict[str, Any]]], told: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Alerts raised from memory, now written: the notifications already sent are marked
+    so, and the alert is not announced again (it is published and remembered: "kept")."""
+    out = []
+    for what, alert in changes:
+        early = told.get(alert["id"])
+        if early is None or what != "opened":
+            out.append((what, alert))
+            continue
+        for row in rec.outbox(db, alert["id"]):
+            if row["step"] == 0 and row["url"] in early.urls and row["sent_at"] is None:
+                rec.sent(db, row["id"], alert["opened_at"])
+        out.append(("kept", alert))
+    return out
 
 
 def _first_state(rule: Rule, seen: dict[str, float]) -> dict[str, Any]:

@@ -40,6 +40,9 @@ class Event:
     sensor: str
     at: float
     data: dict[str, Any] = field(default_factory=dict)
+    #: ``device/epoch/seq`` of a sensor event: its stored copy and its copy judged on
+    #: arrival (fayd.care.early) are one event.
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,10 @@ def on_event(rule: Rule, state: State, ev: Event, zone: tzinfo) -> list[Decision
     if ev.sensor != spec["sensor"]:
         return []
     if rule.kind == "threshold":
-        return _threshold(rule, state, ev)
+        fired = _threshold(rule, state, ev)
+        if ev.data.get("alert_id"):  # raised from memory under this id (fayd.care.early)
+            fired = [_with_id(d, ev.data["alert_id"]) for d in fired]
+        return fired
     if rule.kind == "missing":
         state["last"] = max(state.get("last", 0.0), ev.at)
         if state.get("fired_day") and not state.get("cleared"):
@@ -142,6 +148,18 @@ def on_event(rule: Rule, state: State, ev: Event, zone: tzinfo) -> list[Decision
             detail["alert_id"] = ev.data["alert_id"]
         return [Fire(rule.name, "", str(text), ev.at, detail)]
     return []
+
+
+def _with_id(decision: Decision, alert_id: str) -> Decision:
+    if not isinstance(decision, Fire):
+        return decision
+    return Fire(
+        decision.rule,
+        decision.key,
+        decision.text,
+        decision.at,
+        {**decision.detail, "alert_id": alert_id},
+    )
 
 
 def _threshold(rule: Rule, state: State, ev: Event) -> list[Decision]:

@@ -53,3 +53,7 @@ class Owners(Protocol):
         """The owner of ``device`` when it is one person's own; None when it is shared,
         nobody's, or unknown."""
         ...
+
+    def user_of(self, device: str) -> str | None:
+        """The person ``device`` speaks for (its owner, else its hello's), held in memory."""
+        ...

@@ -11,6 +11,7 @@ import sqlite_utils
 
 from fayd.care.evaluate import Event
 from fayd.care.rules import SENSORS, CareError, Known, Rule
+from fayd.store import checksum
 
 #: A device clock before 2020 is not trusted (as fayd.devices.sensors).
 EARLIEST_TS = 1_577_836_800
@@ -47,6 +48,7 @@ def rules(db: sqlite_utils.Database) -> list[Rule]:
 
 def add_rule(db: sqlite_utils.Database, rule: Rule) -> None:
     db["care_rules"].insert(rule.to_row())
+    checksum.sign(db, "care_rules", rule.name)
 
 
 def remove_rule(db: sqlite_utils.Database, name: str) -> bool:
@@ -70,6 +72,7 @@ def add_caregiver(
         "INSERT INTO care_caregivers (name, urls, created_at, people) VALUES (?, ?, ?, ?)",
         [name, json.dumps(urls), now, json.dumps(list(people))],
     )
+    checksum.sign(db, "care_caregivers", name)
 
 
 def caregivers_people(db: sqlite_utils.Database) -> dict[str, list[str]]:
@@ -138,17 +141,34 @@ def new_events(db: sqlite_utils.Database, after: int, limit: int) -> list[Event]
     """Events stored after ``after``, oldest first, with their device's user."""
     rows = db.execute(
         "SELECT e.id, e.device, coalesce(s.user, d.user, ''), e.sensor, e.ts, e.received_at,"
-        " e.data FROM device_events e LEFT JOIN device_settings s ON s.device = e.device"
+        " e.data, e.epoch, e.seq FROM device_events e"
+        " LEFT JOIN device_settings s ON s.device = e.device"
         " LEFT JOIN devices d ON d.id = e.device WHERE e.id > ? ORDER BY e.id LIMIT ?",
         [after, limit],
     ).fetchall()
     events = []
-    for id_, device, user, sensor, ts, received, data in rows:
+    for id_, device, user, sensor, ts, received, data, epoch, seq in rows:
         # The device's clock when plausible (a replay after an outage), else arrival.
         at = ts if isinstance(ts, float) and EARLIEST_TS <= ts <= received + 86400 else received
         body = json.loads(data) if data else {}
-        events.append(Event(id_, device, user, sensor, at, body if isinstance(body, dict) else {}))
+        body = body if isinstance(body, dict) else {}
+        events.append(Event(id_, device, user, sensor, at, body, event_key(device, epoch, seq)))
     return events
+
+
+def event_key(device: str, epoch: str | None, seq: int) -> str:
+    """One sensor event's identity (fayd.care.evaluate.Event.key)."""
+    return f"{device}/{epoch or ''}/{seq}"
+
+
+def stored_event_id(db: sqlite_utils.Database, key: str) -> int | None:
+    """The id of the stored event of ``key`` (event_key), if it is stored."""
+    device, epoch, seq = key.rsplit("/", 2)
+    row = db.execute(
+        "SELECT id FROM device_events WHERE device = ? AND epoch = ? AND seq = ?",
+        [device, epoch, int(seq)],
+    ).fetchone()
+    return row[0] if row else None
 
 
 def last_seen(db: sqlite_utils.Database) -> dict[str, float]:

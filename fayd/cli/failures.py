@@ -29,6 +29,9 @@ EXIT_CONFIG = 78
 #: An error fayd did not expect: a bug (sysexits' EX_SOFTWARE).
 EXIT_BUG = 70
 EXIT_INTERRUPTED = 130
+#: What reads the output has gone (``fayd today | head -1``): quiet, and the code a shell
+#: gives a command that SIGPIPE stopped (128 + 13), as other command-line tools end.
+EXIT_PIPE = 141
 
 
 class UsageError(FaydError):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
 import time
 import traceback
@@ -12,7 +14,7 @@ from typing import Any
 
 from fayd import __version__
 from fayd.cli.client import call, is_system, load_cli_config
-from fayd.cli.failures import EXIT_BUG, EXIT_INTERRUPTED, explain
+from fayd.cli.failures import EXIT_BUG, EXIT_INTERRUPTED, EXIT_PIPE, explain
 from fayd.config import Config, load_config
 from fayd.errors import FaydError
 
@@ -33,11 +35,12 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         return 0
     broker = status["broker"]
     link = "connected" if broker["connected"] else f"NOT connected ({broker['last_error']})"
-    stalled = [c["name"] for c in status["components"] if c.get("state") == "stalled"]
-    state = "ready" if status["ready"] else "starting"
-    if stalled:  # it may look alive, but part of it does nothing
-        state = f"STALLED ({', '.join(stalled)})"
-    print(f"fayd {status['version']} (pid {status['pid']}), up {status['uptime_s']:.0f} s, {state}")
+    print(
+        f"fayd {status['version']} (pid {status['pid']}), up {status['uptime_s']:.0f} s,"
+        f" {_state_word(status)}"
+    )
+    for problem in status.get("degraded", []):  # each way it is not fine, first
+        print(f"degraded: {problem['reason']}")
     print(f"config: {status['config']}; state: {status['state_dir']}")
     embedded = " (embedded)" if broker["embedded"] else ""
     print(f"broker: {broker['url']}{embedded}, {link}")
@@ -47,9 +50,11 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
         device = port["device"] or f"(none: {port.get('auth') or 'no hello yet'})"
         print(f"serial: {port['port']} {state}, device {device}")
     for role, model in status["models"].items():
-        print(f"model {role:4} {'ok     ' + str(model['file']) if model['ok'] else 'MISSING'}")
+        print(f"model {role:4} {_model_word(model)}")
         if not model["ok"]:
             print(f"          {model['problem']}")
+        elif model.get("fallback"):
+            print(f"          your own is not used: {model['fallback']}")
     lag = status["loop_lag"]
     if lag.get("samples"):
         print(
@@ -98,6 +103,27 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
+
+
+def _state_word(status: dict[str, Any]) -> str:
+    """ready, starting, DEGRADED, NOT READY or STALLED (the status's health fields)."""
+    stalled = [c["name"] for c in status["components"] if c.get("state") == "stalled"]
+    if stalled:  # it may look alive, but part of it does nothing
+        return f"STALLED ({', '.join(stalled)})"
+    if not status.get("serving", status["ready"]):
+        return "starting"
+    if not status["ready"]:
+        return "NOT READY (see below)"
+    return "DEGRADED (see below)" if status.get("degraded") else "ready"
+
+
+def _model_word(model: dict[str, Any]) -> str:
+    if model["ok"]:
+        kind = "default instead of yours " if model.get("fallback") else ""
+        return f"ok     {kind}{model['file']}"
+    if model["file"]:  # it was there: broken, at start or since
+        return f"BROKEN {model['file']}"
+    return "MISSING"
 
 
 def _care_lines(care: dict[str, Any]) -> list[str]:
@@ -284,18 +310,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered cannot fail again on the way out (Python's documentation, signal module,
+    "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command. A failure is one line on stderr and an exit code (README, "Talk to
     it"; fayd.cli.failures); ``--debug`` adds the traceback."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit:
+        with contextlib.suppress(BrokenPipeError):  # --help | head -1: quiet at exit too
+            sys.stdout.flush()
+        raise
     cfg: Config | None = None
     try:
         # The daemon itself reads only what it is given; the other commands find it.
         cfg = load_config(args.config) if args.command == "run" else load_cli_config(args.config)
-        return int(args.func(cfg, args) or 0)
+        code = int(args.func(cfg, args) or 0)
+        sys.stdout.flush()  # a reader gone now is met here, not at exit (exit 120)
+        return code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:
+        # What reads the output has gone (``| head``): fayd's sockets raise their own
+        # errors (httpx, aiomqtt), so a bare BrokenPipeError is stdout's.
+        if isinstance(exc, BrokenPipeError):
+            _quiet_stdout()
+            return EXIT_PIPE
         message, code = explain(exc, cfg is not None and is_system(cfg))
         # The daemon's stderr is its log (the journal): a bug there keeps its traceback.
         if args.debug or (args.command == "run" and code == EXIT_BUG):

@@ -120,7 +120,9 @@ def read_jsonl(path: str) -> list[tuple[int, dict[str, Any]]]:
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except RecursionError as exc:  # not a ValueError: it failed as a bug
+            raise BadInput(f"{path}:{number}: nested too deeply") from exc
+        except ValueError as exc:  # not JSON, or an integer of over 4,300 digits
             raise BadInput(f"{path}:{number}: not JSON: {exc}") from exc
         if not isinstance(obj, dict):
             raise BadInput(f"{path}:{number}: expected a JSON object")

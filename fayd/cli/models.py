@@ -13,6 +13,7 @@ from fayd.models.choices import choice_dir, choice_installed
 from fayd.models.choices import install_hint as choice_hint
 from fayd.models.install import install_choice
 from fayd.models.user_files import own_models, user_file_problems, value
+from fayd.models.verify import verified
 from fayd.speech.wake import BUILTIN
 
 
@@ -74,7 +75,8 @@ def list_models(cfg: Config) -> int:
 
 
 def check(cfg: Config, verify: bool) -> int:
-    """Each role's model on disk; a wrong path given in the settings fails, named."""
+    """Each role's model on disk; a wrong path given in the settings fails, named. With
+    ``verify`` a default model's sha256 is compared and one's own is loaded as fayd would."""
     manifest = models.load_manifest()
     problems = user_file_problems(cfg, manifest)
     own = own_models(cfg, manifest)
@@ -86,11 +88,27 @@ def check(cfg: Config, verify: bool) -> int:
             print(f"{role:6} {'wrong':9} {own.get(role, '')}\n       {problems[role]}")
             continue
         r = models.check(role, verify, cache_dir=cache, manifest=manifest, override=own.get(role))
+        if role in own and r.ok:
+            ok = _check_own(cfg, role, own[role], manifest, verify) and ok
+            continue
         print(f"{r.role:6} {r.status:9} {r.path}")
         if not r.ok:
             ok = False
             print(f"       {r.detail}\n       install: {r.install_hint}")
     return 0 if ok else 1
+
+
+def _check_own(cfg: Config, role: str, path: str, manifest: models.Manifest, verify: bool) -> bool:
+    """One's own model: there (and, with ``verify``, loaded as fayd runs it)."""
+    setting = manifest.role(role).setting
+    if not verify:
+        print(f"{role:6} {'ok':9} {path}\n       your own ({setting}); --verify loads it")
+        return True
+    whole, detail = verified(cfg, role, path)
+    print(f"{role:6} {'ok' if whole else 'broken':9} {path}\n       your own ({setting}): {detail}")
+    if not whole:
+        print("       fayd would use the default model instead: fix the file or drop the setting")
+    return whole
 
 
 def install(cfg: Config, roles: list[str], choice_name: str | None) -> int:

@@ -41,6 +41,7 @@ from fayd.devices.provision import (
     read_template,
 )
 from fayd.errors import FaydError
+from fayd.logwords import hide_secrets
 from fayd.transport.mqtt import parse_mqtt_url
 
 DEFAULT_WAIT_S = 90.0
@@ -164,8 +165,8 @@ def _link(
     broker = _broker(cfg, given, running)
     if cfg.mqtt.url != "embedded":
         print(
-            f"note: fayd uses the broker {cfg.mqtt.url}: give it the board's account yourself "
-            "(docs/security.md)",
+            f"note: fayd uses the broker {hide_secrets(cfg.mqtt.url)}: give it the board's "
+            "account yourself (docs/security.md)",
             file=sys.stderr,
         )
     return wifi, broker, {CA_FILE: _household_ca(cfg)} if broker.tls else {}
@@ -398,7 +399,8 @@ def _checklist(cfg: Config, args: argparse.Namespace, config: dict[str, Any]) ->
         f"mqtt.embedded_host is {cfg.mqtt.embedded_host}: it must be 0.0.0.0 or this box's "
         "LAN address"
         if cfg.mqtt.url == "embedded"
-        else f"fayd's broker ({cfg.mqtt.url}) listens on the LAN and knows the board's account"
+        else f"fayd's broker ({hide_secrets(cfg.mqtt.url)}) listens on the LAN and knows the"
+        " board's account"
     )
     return [
         f"the board joins Wi-Fi {config['wifi']['ssid']!r}: a 2.4 GHz network (an ESP32 "

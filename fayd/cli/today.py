@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sqlite3
 from datetime import date, datetime, time, timedelta, tzinfo
@@ -20,6 +21,7 @@ import sqlite_utils
 from fayd.cli.client import JOIN_GROUP, NoPermission, is_system
 from fayd.config import Config
 from fayd.errors import ConfigError, FaydError
+from fayd.protocol.text import shown
 from fayd.store import day_records
 
 #: The conversation of ``fayd say``/``chat`` without a device (fayd.agent.ports.CLI).
@@ -58,7 +60,8 @@ def cmd_today(cfg: Config, args: argparse.Namespace) -> int:
     items = timeline(events, turns, zone)
     if args.json:
         out = {"date": day.isoformat(), "timezone": str(start.tzinfo), "user": args.user}
-        print(json.dumps({**out, "items": items}, ensure_ascii=False, indent=2))
+        valid = finite({**out, "items": items})
+        print(json.dumps(valid, ensure_ascii=False, indent=2, allow_nan=False))
         return 0
     print(_heading(day, start, args.user, items))
     for item in items:
@@ -139,15 +142,35 @@ def _heading(day: date, start: datetime, user: str | None, items: list[dict[str,
     return f"{when}, {who}: {', '.join(counts)}"
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every infinite or NaN number as None: Python writes them as
+    ``Infinity``/``NaN``, which is not JSON (a device's ``1e999`` was stored as one)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def _plain(value: Any) -> str:
+    """A stored value as the terminal may print it: control characters (an escape sequence
+    a device sent, a NUL) escaped, not obeyed."""
+    return shown(str(value))
+
+
 def _line(item: dict[str, Any], agent: str) -> str:
     clock = item["time"][11:19]  # HH:MM:SS of the local ISO time
     if item["type"] == "event":
-        data = " ".join(f"{k}={v}" for k, v in item["data"].items())
-        owner = f" ({item['user']})" if item["user"] else ""
-        return f"{clock}  event  {item['device']}{owner}: {item['sensor']} {data}".rstrip()
+        data = " ".join(f"{_plain(k)}={_plain(v)}" for k, v in item["data"].items())
+        owner = f" ({_plain(item['user'])})" if item["user"] else ""
+        device, sensor = _plain(item["device"]), _plain(item["sensor"])
+        return f"{clock}  event  {device}{owner}: {sensor} {data}".rstrip()
     who = _who(item)
     if item["type"] == "alert":
-        return f"{clock}  ALERT  {item['kind'] or 'help'}: {who} said {item['said']!r}"
+        kind = _plain(item["kind"] or "help")
+        return f"{clock}  ALERT  {kind}: {who} said {item['said']!r}"
     intent = f" [{item['intent']}]" if item.get("intent") not in (None, "chat") else ""
     failed = " (the model failed)" if item.get("failed") else ""
     return (
@@ -158,8 +181,8 @@ def _line(item: dict[str, Any], agent: str) -> str:
 
 def _who(item: dict[str, Any]) -> str:
     if item["device"] == TYPED:
-        return f"{item['user']} (typed)"
-    return f"{item['user']} on {item['device']}"
+        return f"{_plain(item['user'])} (typed)"
+    return f"{_plain(item['user'])} on {_plain(item['device'])}"
 
 
 def _count(n: int, kind: str) -> str:

@@ -96,7 +96,10 @@ class Microphones:
     async def _open(self, state: DeviceState) -> Microphone:
         path = self.models.vad_path
         if path is None:
-            raise ProtocolError("voice is unavailable: the VAD model is missing", "no-model")
+            raise ProtocolError(
+                "voice is unavailable: the VAD model is missing or broken (fayd status says why)",
+                "no-model",
+            )
         if time.monotonic() < self._retry_at:  # it failed to load a moment ago
             raise ProtocolError(f"voice is unavailable: {self._failure}", "no-model")
         try:

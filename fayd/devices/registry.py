@@ -19,7 +19,7 @@ from typing import Any
 from fayd.beat import until_beat
 from fayd.devices.owners import ClaimRefused, Ownership
 from fayd.devices.settings_acks import SettingsAcks, report
-from fayd.errors import ProtocolError
+from fayd.errors import ProtocolError, StoreError
 from fayd.protocol import Command, Error, Hello, Sender
 from fayd.protocol.budget import ErrorBudget
 from fayd.store import Store, prefs_records, records
@@ -100,6 +100,8 @@ class DeviceRegistry:
         #: The settings commands sent and the devices' answers (``fayd devices set``).
         self.acks = SettingsAcks()
         self._strangers: dict[str, ErrorBudget] = {}
+        #: Hellos the disk refused, by device: written by the settings poll once it can.
+        self.unsaved: dict[str, Hello] = {}
 
     def state(self, device: str) -> DeviceState:
         """The device's state, made on its first valid frame."""
@@ -142,7 +144,12 @@ class DeviceRegistry:
         self._tell_settings(state)  # first: a disk that refuses the row costs it nothing
         if self.on_hello is not None:
             self.on_hello(state)
-        await self.store.run(records.upsert_device, hello)
+        try:
+            await self.store.run(records.upsert_device, hello)
+        except (StoreError, OSError):  # a full disk: held in memory, written later
+            self.unsaved[hello.device] = hello
+            raise
+        self.unsaved.pop(hello.device, None)
         if self.on_seen is not None:
             self.on_seen(state)
 
@@ -183,9 +190,10 @@ class DeviceRegistry:
             # idle daemon should not). Asked anyway every SETTINGS_FULL_S, in case a write
             # came within the file clock's resolution of the last look.
             files = db_files(self.store.path)
-            if files == seen and time.monotonic() - asked < SETTINGS_FULL_S:
+            if files == seen and not self.unsaved and time.monotonic() - asked < SETTINGS_FULL_S:
                 continue
             try:
+                await save_unsaved(self.store, self.unsaved)
                 await self.reload_settings()
                 seen, asked = files, time.monotonic()
             except Exception as exc:  # a busy or broken disk: try again next time
@@ -296,3 +304,13 @@ class DeviceRegistry:
         if answer is None:
             return {"state": "silent", "device_side": args, "wait_s": wait_s}
         return {**report(sent.args, answer), "device_side": sent.args}
+
+
+async def save_unsaved(store: Store, unsaved: dict[str, Hello]) -> None:
+    """Write the hellos the disk refused (their devices are linked to their people in
+    memory meanwhile: ``DeviceRegistry.user_of``)."""
+    for device, hello in list(unsaved.items()):
+        await store.run(records.upsert_device, hello)
+        if unsaved.get(device) is hello:
+            del unsaved[device]
+        log.info("device %s: its hello is written now", device)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import math
@@ -23,6 +24,7 @@ from typing import Any
 from fayd.beat import Pulse
 from fayd.memory import Memory, NewNode, normalize_tags
 from fayd.memory.errors import BadInput
+from fayd.memory.folds import Observed
 from fayd.protocol import Ack, Error, Sender, SensorEvent
 from fayd.protocol.text import BadText, check_strings
 from fayd.store import Store
@@ -80,6 +82,9 @@ class EventWriter:
         self.on_stored = on_stored
         #: Told of each event once stored, new ones only (not replays); must not block.
         self.on_fresh: Callable[[str, SensorEvent], None] | None = None
+        #: Told of each event as it comes, before it is stored (the care engine's urgent
+        #: rules: a full disk must not hold a panic press back); must not block.
+        self.on_arrival: Callable[[str, SensorEvent], None] | None = None
         self.pending: list[tuple[str, SensorEvent]] = []
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
@@ -106,6 +111,8 @@ class EventWriter:
         """Queue one event; waits only while MAX_PENDING events await their commit,
         calling ``beat`` meanwhile: the caller (the hub) is held back, not hung, and a
         writer that hangs is told by its own pulse."""
+        if self.on_arrival is not None:
+            self.on_arrival(device, event)
         while not self._room.is_set():
             beat()
             with contextlib.suppress(TimeoutError):
@@ -201,7 +208,14 @@ class EventWriter:
 
 
 class EventMemory:
-    """Writes each stored event, once, as an observation of its device's user."""
+    """Writes each stored event, once, as an observation of its device's user: an event
+    that matters as a memory of its own, a routine one (motion, a door, a bed...) folded
+    into one memory per device, sensor and hour (fayd.memory.folds: a node and a vector in
+    RAM per event grew the daemon by ~5 KB an event, issue 28)."""
+
+    #: Sensors whose every event is a memory of its own: rare, and each one matters (so is
+    #: any event saying a part cannot be trusted).
+    OWN_MEMORY = frozenset({"panic", "fall", "bp", DROPPED})
 
     def __init__(self, store: Store, memory: Memory, default_user: str) -> None:
         self.store = store
@@ -242,19 +256,68 @@ class EventMemory:
         rows = await self.store.run(reg.events_to_remember, MEMORY_BATCH)
         if not rows:
             return False
-        nodes, bad = [], []
+        nodes, folded, folded_ids, bad = [], [], [], []
         for row in rows:
             try:
-                nodes.append(self.node(row))
+                data = self._data(row)
+                if row["sensor"] in self.OWN_MEMORY or "fault" in data:
+                    nodes.append(self.node(row))
+                else:
+                    folded.append(self.observed(row, data))
+                    folded_ids.append(row["id"])
             except (BadInput, BadText) as exc:  # cannot be a memory; it stays in device_events
                 log.warning("sensor event %s not remembered: %s", row["id"], exc)
                 bad.append(row["id"])
         if nodes:
             await asyncio.to_thread(self.memory.add, nodes)
+        if folded:  # marked in the fold's own transaction: never counted twice
+            mark = functools.partial(reg.mark_remembered, ids=folded_ids)
+            await asyncio.to_thread(self.memory.fold, folded, mark)
         await self.store.run(reg.mark_remembered, [r["id"] for r in rows])
-        self.remembered += len(nodes)
+        self.remembered += len(nodes) + len(folded)
         self.skipped += len(bad)
         return True
+
+    @staticmethod
+    def _data(row: dict[str, Any]) -> dict[str, Any]:
+        # Stored as JSON with escapes: a row from before fayd refused lone surrogates at the
+        # edge may hold one, which no memory write could take (BadText: skipped, not retried).
+        return check_strings("data", json.loads(row["data"])) if row["data"] else {}
+
+    def observed(self, row: dict[str, Any], data: dict[str, Any]) -> Observed:
+        """A routine event as its fold counts it."""
+        at = event_time(row["ts"], row["received_at"])
+        moment = datetime.fromtimestamp(at)
+        sensor, device = row["sensor"], row["device"]
+        name = sensor.strip()[:64] or "unknown"
+        what = name
+        if sensor == "door" and "open" in data:
+            what = "opened" if data["open"] else "closed"
+        elif sensor in ("bed", "chair") and "occupied" in data:
+            what = "occupied" if data["occupied"] else "empty"
+        reading = next((data[k] for k in ("value", "c", "celsius", "temp") if k in data), None)
+        numeric = isinstance(reading, int | float) and not isinstance(reading, bool)
+        tags = normalize_tags(
+            "event",
+            device,
+            extra_tags=[
+                "domain:homecare",
+                f"date:{moment:%Y-%m-%d}",
+                f"sensor:{tag_value(sensor)}",
+            ],
+        )
+        return Observed(
+            source=device,
+            kind=tag_value(sensor),
+            username=row["user"] or self.default_user,
+            label=f"{name.capitalize()} events from {device}",
+            what=what,
+            text=describe(sensor, data, device, moment),
+            at=at,
+            value=float(reading) if numeric and math.isfinite(reading) else None,
+            importance=IMPORTANCE.get(sensor, DEFAULT_IMPORTANCE),
+            tags=tuple(tags),
+        )
 
     def node(self, row: dict[str, Any]) -> NewNode:
         at = event_time(row["ts"], row["received_at"])
@@ -270,9 +333,7 @@ class EventMemory:
                 f"device_event:{row['id']}",
             ],
         )
-        # Stored as JSON with escapes: a row from before fayd refused lone surrogates at the
-        # edge may hold one, which no memory write could take (BadText: skipped, not retried).
-        data = check_strings("data", json.loads(row["data"])) if row["data"] else {}
+        data = self._data(row)
         return NewNode(
             content=describe(row["sensor"], data, row["device"], moment),
             username=row["user"] or self.default_user,

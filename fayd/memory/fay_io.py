@@ -15,22 +15,27 @@ of the same import or before, is not written again, and pointers to it map to th
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fayd.memory import nodes as db_nodes
 from fayd.memory.errors import BadInput
+from fayd.memory.importance import HIGH, LOW
 from fayd.memory.nodes import NewNode
 from fayd.memory.service import Memory
-from fayd.protocol.text import BadText, check_name, check_strings, shown
+from fayd.protocol.text import CONTROL_RE, BadText, check_name, check_strings, shown
 
 REQUIRED = ("node_id", "node_type", "content", "importance", "created", "last_retrieved")
 #: A household node's tag in Fay's files (it is not stored: the scope column says it).
 HOUSEHOLD_TAG = "scope:household"
 BATCH = 256
+#: SQLite's INTEGER: a signed 64-bit number.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 Progress = Callable[[str], None]
 
 
@@ -52,7 +57,9 @@ def read_nodes(path: Path, username: str) -> list[NewNode]:
     """Parse and validate a whole nodes.json before anything is written."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError as exc:  # not a ValueError: it failed as a bug
+        raise BadInput(f"{path}: nested too deeply to be Fay's nodes") from exc
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON
         raise BadInput(f"{path}: not a readable JSON file: {exc}") from exc
     if not isinstance(data, list):
         raise BadInput(f"{path}: expected a JSON list of nodes, got {type(data).__name__}")
@@ -69,8 +76,13 @@ def read_nodes(path: Path, username: str) -> list[NewNode]:
         if missing:
             raise BadInput(f"{where}: missing {', '.join(missing)}")
         for key in ("node_id", "created", "last_retrieved"):
-            if isinstance(raw[key], bool) or not isinstance(raw[key], int):
-                raise BadInput(f"{where}: {key} must be an integer, got {raw[key]!r}")
+            if not _is_int64(raw[key]):
+                raise BadInput(f"{where}: {key} must be an integer (64-bit), got {raw[key]!r}")
+        pointers = raw["pointer_id"]
+        if pointers is not None and not (
+            isinstance(pointers, list) and all(_is_int64(p) for p in pointers)
+        ):
+            raise BadInput(f"{where}: pointer_id must be null or a list of node ids")
         if raw["node_id"] in seen:  # Fay's ids can collide after deletions: keep the first
             raise BadInput(f"{where}: node_id {raw['node_id']} appears twice")
         seen.add(raw["node_id"])
@@ -95,6 +107,13 @@ def read_nodes(path: Path, username: str) -> list[NewNode]:
         except ValueError as exc:
             raise BadInput(f"{where}: {exc}") from exc
     return out
+
+
+def _is_int64(value: Any) -> bool:
+    """An integer SQLite can store: a larger one (``2**70``) failed at the write as a bug."""
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
+    )
 
 
 def read_profiles(folder: Path) -> dict[str, tuple[str, str]]:
@@ -179,7 +198,7 @@ def export_fay(
     report: dict[str, int] = {}
     for user in names:
         rows = memory.store.call(db_nodes.export_rows, user)
-        base = folder if username else folder / user
+        base = folder if username else folder / folder_name(user)
         nodes, embeddings = fay_nodes(rows)
         stream = base / "memory_stream"
         stream.mkdir(parents=True, exist_ok=True)
@@ -187,9 +206,22 @@ def export_fay(
         _write_json(stream / "embeddings.json", embeddings)
         _write_json(base / "meta.json", {"id": str(uuid.uuid4())})
         report[user] = len(nodes)
-        progress(f"exported {len(nodes)} nodes of {user} to {stream}")
-    _write_profiles(folder / "user_profiles.db", [memory.get_user_profile(u) for u in names])
+        progress(f"exported {len(nodes)} nodes of {shown(user)} to {shown(str(stream))}")
+    profiles = [memory.get_user_profile(u) for u in names]
+    # Named as their folders are, so that an import finds each profile's stream again.
+    profiles = [{**p, "username": folder_name(p["username"])} for p in profiles]
+    _write_profiles(folder / "user_profiles.db", profiles)
     return {"users": report}
+
+
+def folder_name(user: str) -> str:
+    """The folder of ``user``'s stream: the name itself, as Fay names it, unless it cannot
+    name one folder (a ``/``, a NUL, ``..``: stored before names were checked at the
+    edge); then percent-escaped (``a%00b``), so the export still writes every user."""
+    if user.strip(".") and not CONTROL_RE.search(user) and "/" not in user:
+        return user
+    escaped = quote(user, safe="")
+    return escaped if escaped.strip(".") else escaped.replace(".", "%2E")
 
 
 def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, list]]:
@@ -214,7 +246,7 @@ def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[st
                 "node_id": ids[r["id"]],
                 "node_type": r["node_type"],
                 "content": r["content"],
-                "importance": int(imp) if float(imp).is_integer() else imp,
+                "importance": _fay_importance(imp),
                 "datetime": r["datetime"],
                 "created": r["step"],
                 "last_retrieved": r["retrieved_step"],
@@ -226,6 +258,14 @@ def fay_nodes(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[st
         )
         embeddings[r["content"]] = r["vector"]
     return nodes, embeddings
+
+
+def _fay_importance(value: float) -> float | int:
+    """An integer when it is one (Fay's are); an infinite one, stored before importance was
+    checked at the edge, as the scale's end (``Infinity`` is not JSON)."""
+    if math.isinf(value):
+        return HIGH if value > 0 else LOW
+    return int(value) if float(value).is_integer() else value
 
 
 def _fay_tags(row: dict[str, Any]) -> list[str]:

@@ -12,9 +12,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from fayd.errors import FaydError
+from fayd.protocol.text import BadText, check_name, check_text
 from fayd.reminders import queue, records
 from fayd.reminders.clock import Clock
 from fayd.reminders.rules import BadRule, Rule, next_occurrence, zone
+from fayd.reminders.say import spoken_text
 from fayd.store import Store
 
 MAX_TEXT = 500
@@ -25,6 +27,18 @@ SNOOZE_S = 600
 class BadReminder(FaydError):
     """A reminder that cannot be kept (a time passed, no such date, a rule that never
     fires, a field missing): the message says which, in words a person can hear."""
+
+
+def _unwritable(user: str, text: str, name: str) -> str | None:
+    """Why the reminder cannot be stored (None: it can): a lone surrogate (not UTF-8: the
+    write failed as a bug) anywhere, or a control character in the user's name."""
+    try:
+        check_name("user", user, blank=True)
+        check_text("text", text, blank=True)
+        check_text("name", name, blank=True)
+    except BadText as exc:
+        return str(exc)
+    return None
 
 
 class ReminderBook:
@@ -57,7 +71,9 @@ class ReminderBook:
         device: str = "",
     ) -> dict[str, Any]:
         """A one-off at ``at`` (aware) or a recurring ``rule``; returns the stored row."""
-        text = " ".join(str(text).split())
+        text, name = spoken_text(text), spoken_text(name)
+        if problem := _unwritable(user, text, name):
+            raise BadReminder(problem)
         if not text and kind != "timer":
             raise BadReminder("text: what should I remind you of?")
         if len(text) > MAX_TEXT:

@@ -3,7 +3,18 @@ pretending), a timer's alarm, the medication question. Plain text, no I/O."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+
+#: Control characters (C0, DEL, C1): a NUL stops the voice (espeak takes C strings), and
+#: none of them is anything to say.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def spoken_text(text: str) -> str:
+    """``text`` as it can be said: control characters as spaces, runs of spaces as one."""
+    return " ".join(_CONTROL.sub(" ", str(text)).split())
+
 
 #: A fire more than this late says so.
 LATE_S = 120.0
@@ -43,6 +54,7 @@ def how_late(seconds: float, lang: str) -> str:
 def fired(text: str, kind: str, name: str, lang: str) -> str:
     """The words of a fire, said on time (``late`` adds how late it is)."""
     zh = lang == "zh"
+    text, name = spoken_text(text), spoken_text(name)  # stored before it was checked
     if kind == "timer":
         label = name or ("计时" if zh else "")
         core = f"{label}时间到了。" if zh else f"Your {label + ' ' if label else ''}timer is done."
@@ -77,6 +89,7 @@ def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> s
 
 def greeting(user: str, now: datetime, today: list[tuple[datetime, str]], lang: str) -> str:
     """The morning greeting: the day, and what is planned for it (``today``: (when, what))."""
+    user, today = spoken_text(user), [(at, spoken_text(what)) for at, what in today]
     if lang == "zh":
         plan = "；".join(f"{at:%H:%M}，{what}" for at, what in today)
         day = f"{now.month}月{now.day}日，星期{'一二三四五六日'[now.weekday()]}"
@@ -89,6 +102,7 @@ def greeting(user: str, now: datetime, today: list[tuple[datetime, str]], lang: 
 
 
 def ask_again(text: str, lang: str) -> str:
+    text = spoken_text(text)
     if lang == "zh":
         return f"我再问一下：你{text}了吗？"
     return f"Just checking: did you {text}?"

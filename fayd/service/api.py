@@ -8,6 +8,8 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import json
+import math
 import socket
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -28,6 +30,7 @@ from fayd.protocol.frames import MAX_TEXT, check_device_id
 from fayd.protocol.text import BadText, check_name, check_strings
 from fayd.service.api_reminders import Reminding
 from fayd.service.api_reminders import routes as reminder_routes
+from fayd.service.care_rules import RULE_OPS, rule_shape_problem
 
 #: The largest request body of each route family, refused unread above (fayd.auth.body_limit,
 #: docs/security.md "Quotas"). An update carries at most 1 MiB of files (ota.MAX_TOTAL): 1.4 MB
@@ -117,14 +120,30 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float; ``1e999`` (infinite) is refused like ``NaN``."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"the number {text} is out of range")
+    return number
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 async def _json_object(request: Request) -> dict[str, Any]:
     """The body as a JSON object whose every string is text, or ValueError saying why (a
     lone surrogate, ``"\\udfff"``, is valid JSON but nothing can write it: refused here,
-    with the field named)."""
+    with the field named). Python's decoder also takes ``NaN``/``Infinity``, which no JSON
+    reader after fayd would, and raises RecursionError, not ValueError, for a body nested
+    too deeply: both refused here too."""
     try:
-        body = await request.json()
+        body = json.loads(await request.body(), parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise ValueError("the body is nested too deeply") from exc
     except ValueError as exc:
-        raise ValueError("the body must be a JSON object") from exc
+        raise ValueError(f"the body is not JSON: {exc}") from exc
     if not isinstance(body, dict):
         raise ValueError("the body must be a JSON object")
     return check_strings("", body)
@@ -270,8 +289,11 @@ def build_app(control: Control) -> Starlette:
             body = await _json_object(request)
         except ValueError as exc:
             return _error(str(exc), 400)
+        op = request.path_params["op"]
+        if op in RULE_OPS and (bad := rule_shape_problem(body)):
+            return _error(bad, 400)
         try:
-            return JSONResponse(await control.care(request.path_params["op"], body))
+            return JSONResponse(await control.care(op, body))
         except CareError as exc:
             return _error(str(exc), 400)
         except LookupError as exc:

@@ -17,6 +17,30 @@ from fayd.care.engine import CareEngine
 from fayd.care.household import load as load_household
 from fayd.care.rules import DEFAULT_ACK_S, CareError, Known, check_rule, free_name
 
+#: The care operations that take a whole rule (fayd.care.admin), checked for shape first.
+RULE_OPS = frozenset({"rules.add"})
+
+
+def rule_shape_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with the shape of a rule from the API (None: nothing), before the care
+    engine's ``check_rule`` reads it: a ``user`` that is not a string, or a ``ladder`` that
+    is not a list of caregivers (``"ann"``) or ``[caregiver, seconds]`` pairs, made it fail
+    with a TypeError, an HTTP 500."""
+    user = body.get("user")
+    if user is not None and not isinstance(user, str):
+        return f"user: must be a household member's name, not {type(user).__name__}"
+    ladder = body.get("ladder")
+    if ladder is None:
+        return None
+    if not isinstance(ladder, list):
+        return 'ladder: must be a list of caregivers, e.g. ["ann", ["ben", 600]]'
+    for i, step in enumerate(ladder):
+        if isinstance(step, str):
+            continue
+        if not (isinstance(step, list) and len(step) == 2 and isinstance(step[0], str)):
+            return f"ladder[{i}]: must be a caregiver or [caregiver, seconds to acknowledge]"
+    return None
+
 
 def _squashed(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower())

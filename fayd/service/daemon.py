@@ -26,13 +26,16 @@ from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
+from fayd.logwords import hide_secrets
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
+from fayd.service.health import assess
 from fayd.service.homeassistant import connect as connect_home_assistant
 from fayd.service.homeassistant import naming as home_assistant_naming
 from fayd.service.looplag import LoopLag
+from fayd.service.model_watch import ModelWatch
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
@@ -43,6 +46,7 @@ from fayd.store import devices_records as reg
 from fayd.store.backup import folder_of
 from fayd.store.nightly import NightlyBackup
 from fayd.store.recovery import open_checked
+from fayd.store.reserve import Reserve
 from fayd.transport.broker import EmbeddedBroker, broker_folder, stop_stale_broker
 from fayd.transport.broker_files import ClientAccount, broker_account
 from fayd.transport.broker_tls import default_names, ensure_tls
@@ -161,6 +165,8 @@ class Daemon:
         self.started_at = time.time()
         self.ready = False
         self.engines = Engines()
+        #: Notices a model file that breaks while fayd runs (set once the models load).
+        self.model_watch: ModelWatch | None = None
         self.parts: Parts | None = None
         #: Set once the parts are built: inbound frames wait for it.
         self._built = asyncio.Event()
@@ -173,6 +179,8 @@ class Daemon:
         self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
         #: What a user should know about this start (shown by ``fayd status``).
         self.notices: list[str] = []
+        #: What the caregivers are told of a damaged database (fayd.store.recovery).
+        self.damage_summary: str | None = None
         #: Home Assistant discovery (homeassistant.enabled) and its broker account.
         self.home_assistant: HomeAssistantBridge | None = None
         self.broker_clients: tuple[ClientAccount, ...] = ()
@@ -228,6 +236,7 @@ class Daemon:
                 open_checked, cfg.db_path, folder_of(cfg.state_dir)
             )
             self.notices.extend(found)
+            self.damage_summary = found.summary
         except BaseException:
             lock.close()
             raise
@@ -343,8 +352,21 @@ class Daemon:
             cfg.paths.disk_warn_percent,
             lambda: self.engines.files.values(),
             alert_devices,
+            Reserve(cfg.state_dir, cfg.paths.disk_reserve_mb),
+            parts.care.tell_everyone,
         )
+        store.on_full = self.disk.reserve.release if self.disk.reserve else None
         self.supervisor.start("disk", self.disk.run)
+        if self.damage_summary is not None:
+            summary = self.damage_summary
+
+            async def tell_damage() -> None:  # the caregivers, in plain words
+                reached = await parts.care.tell_everyone("fayd: the database was damaged", summary)
+                log.warning("the damaged database was told to %d caregivers", reached)
+
+            self.supervisor.start("tell_damage", tell_damage)
+        self.model_watch = ModelWatch(cfg, self.engines)
+        self.supervisor.start("models", self.model_watch.run)
         pulses = parts.pulses()
         for name, task in parts.tasks(cfg, self.engines).items():
             self.supervisor.start(name, task, pulses.get(name))
@@ -360,13 +382,15 @@ class Daemon:
         # minute (measured). Frozen, the collector skips them; garbage is freed as before.
         gc.collect()
         gc.freeze()
-        broker_url = self.broker.url if self.broker else cfg.mqtt.url
+        broker_url = self.broker.url if self.broker else hide_secrets(cfg.mqtt.url)
         write_runtime(cfg, self.api.url, broker_url, self.started_at)
         self.ready = True
         missing = ", ".join(sorted(self.engines.problems))
+        fallen = ", ".join(sorted(self.engines.fallbacks))
         broker = "connected" if self.link.status.connected else "connecting"
         said = f"serving; broker {broker}; {len(parts.registry.states)} devices"
         said += f"; missing models: {missing}" if missing else ""
+        said += f"; default models instead of your own: {fallen}" if fallen else ""
         self.notifier.ready(said)
         log.info("ready: %s", said)
         interval = self.notifier.watchdog_interval()
@@ -502,18 +526,23 @@ class Daemon:
         devices = await self.store.run(records.list_devices)
         for device in devices:
             device.update(self.parts.device_status(device["id"]))
-        models = {
-            role: {
-                "ok": role not in self.engines.problems,
-                "file": self.engines.files.get(role),
-                "problem": self.engines.problems.get(role),
-            }
-            for role in ("vad", "asr", "llm", "tts", "embed")
-        }
+        models = models_status(self.cfg, self.engines, self.model_watch)
+        components = self.supervisor.status()
+        events = self.parts.events
+        health = assess(
+            serving=self.ready,
+            connected=self.link.status.connected,
+            link_error=self.link.status.last_error,
+            components=components,
+            embedded_ready=self.broker.ready.is_set() if self.broker else None,
+            events_failing=events.failing,
+            events_held=events.held,
+            models=models,
+        )
         return {
             "version": __version__,
             "pid": os.getpid(),
-            "ready": self.ready,
+            **health,
             "uptime_s": round(time.time() - self.started_at, 1),
             "config": self.cfg.source or "(embedded defaults)",
             "state_dir": str(self.cfg.state_dir),
@@ -521,7 +550,7 @@ class Daemon:
             "serial": self.serial.status() if self.serial else None,
             "models": models,
             "devices": devices,
-            "components": self.supervisor.status(),
+            "components": components,
             "frames": self.parts.frame_stats(),
             "reminders": self.parts.reminders.status(),
             "loop_lag": self.loop_lag.summary(lag_since),
@@ -588,3 +617,25 @@ class Daemon:
         user = user or self.cfg.agent.default_user
         await self.parts.dialogue.chat.start_over(user, device or "cli")
         return {"user": user, "device": device or "cli", "reset": True}
+
+
+def models_status(
+    cfg: Config, engines: Engines, watch: ModelWatch | None
+) -> dict[str, dict[str, Any]]:
+    """role → ok, file, problem (missing, broken at start or since: fayd.service.
+    model_watch), fallback (why one's own model is not used) and own (it is)."""
+    broken = watch.broken if watch else {}
+    roles = ["vad", "asr", "llm", "tts", "embed"]
+    if cfg.speech.wake_word:
+        roles.append("wake")
+    found = {}
+    for role in roles:
+        problem = broken.get(role) or engines.problems.get(role)
+        found[role] = {
+            "ok": problem is None,
+            "file": engines.files.get(role),
+            "problem": problem,
+            "fallback": engines.fallbacks.get(role),
+            "own": role in engines.own,
+        }
+    return found

@@ -1,7 +1,8 @@
 """The state folder's disk: how much is free, what fayd keeps on it, and a warning before it
 is full (``paths.disk_warn_mb`` / ``paths.disk_warn_percent``). Crossing the threshold is
-said once — in the log and as an ``alert`` frame to every device — and again only after the
-disk has had room for a while; ``fayd status`` shows it all along."""
+said once — in the log, as an ``alert`` frame to every device and as a notification to every
+caregiver — and again only after the disk has had room for a while; ``fayd status`` shows it
+all along. While the disk has room, the reserve (fayd.store.reserve) is kept."""
 
 from __future__ import annotations
 
@@ -10,17 +11,21 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from fayd.protocol import Alert
 from fayd.store.backup import folder_of
+from fayd.store.reserve import Reserve
 
 log = logging.getLogger(__name__)
 
 #: How often the free space is looked at.
 CHECK_S = 5.0
+#: The caregivers are told of a full disk at most this often (a disk at the edge comes and
+#: goes).
+TELL_AGAIN_S = 6 * 3600.0
 #: Journald's folder: counted as fayd's logs when it is on the state folder's disk.
 JOURNAL = Path("/var/log/journal")
 MB = 1024 * 1024
@@ -51,12 +56,20 @@ class DiskWatch:
         warn_percent: float,
         model_files: Callable[[], Iterable[str]],
         raise_alert: Callable[[Alert], None],
+        reserve: Reserve | None = None,
+        tell_caregivers: Callable[[str, str], Awaitable[int]] | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.warn_mb = warn_mb
         self.warn_percent = warn_percent
         self.model_files = model_files
         self.raise_alert = raise_alert
+        self.reserve = reserve
+        self.tell_caregivers = tell_caregivers
+        #: The last warning's words, for the caregivers (sent from the loop).
+        self._untold: str | None = None
+        self._released_seen = 0
+        self._told_at = -TELL_AGAIN_S
         #: The disk is under the threshold now (warned once per crossing).
         self.low = False
         self.alerts = 0
@@ -86,6 +99,7 @@ class DiskWatch:
             "logs": logs,
             "models": models,
             "cache": size_of(state / "cache"),
+            "reserve": size_of(self.reserve.path) if self.reserve else 0,
         }
 
     def status(self) -> dict[str, Any]:
@@ -99,17 +113,25 @@ class DiskWatch:
             "warn_below_mb": self.warn_mb,
             "warn_below_percent": self.warn_percent,
             "low": self.is_low(free, total),
+            "reserve_kept": self.reserve.kept if self.reserve else None,
+            "reserve_released": self.reserve.released if self.reserve else 0,
             "using_mb": {k: round(v / MB, 1) for k, v in self.using().items()},
         }
 
     def check(self) -> None:
         free, total = self.free()
         low = self.is_low(free, total)
-        if low and not self.low:
-            self._warn(free)
+        # The reserve given up to a full disk: it was full, whatever is free now.
+        released = self.reserve is not None and self.reserve.released > self._released_seen
+        if released and self.reserve is not None:
+            self._released_seen = self.reserve.released
+        if (low or released) and not self.low:
+            self._warn(free, released)
         elif not low and self.low:
             log.warning("the disk has room again: %.0f MB free", free / MB)
-        self.low = low
+        if not low and self.reserve is not None:
+            self.reserve.keep()
+        self.low = low or released
 
     async def run(self) -> None:
         while True:
@@ -117,17 +139,28 @@ class DiskWatch:
                 await asyncio.to_thread(self.check)
             except OSError as exc:  # the folder went away or the disk fails: say so, go on
                 log.error("could not look at the disk's free space: %s", exc)
+            if self._untold is not None and self.tell_caregivers is not None:
+                text, self._untold = self._untold, None
+                reached = await self.tell_caregivers("fayd: the disk is nearly full", text)
+                log.warning("the full disk was told to %d caregivers", reached)
             await asyncio.sleep(CHECK_S)
 
-    def _warn(self, free: int) -> None:
+    def _warn(self, free: int, was_full: bool) -> None:
         using = ", ".join(
             f"{k} {v / MB:.1f} MB" for k, v in self.using().items() if round(v / MB, 1)
         )
+        how = "was full (fayd gave up its reserve)" if was_full else "is nearly full"
         text = (
-            f"The disk is nearly full: {free / MB:.1f} MB free on {self.state_dir}"
+            f"The disk {how}: {free / MB:.1f} MB free on {self.state_dir}"
             f" (fayd uses {using or 'nothing yet'})"
         )
         log.warning("%s", text)
+        if time.monotonic() - self._told_at > TELL_AGAIN_S:
+            self._told_at = time.monotonic()
+            self._untold = (
+                f"{text}. Care alerts still reach you, but new readings and conversations "
+                "may not be kept until there is room: free some space on the box."
+            )
         self.alerts += 1
         now = time.time()
         self.raise_alert(

@@ -1,9 +1,13 @@
 """Loads the models once, before the daemon says it is ready, and hands each part the ones
 it uses (the agent: ASR, TTS, LLM; the devices: VAD, wake word; memory: the embedder). A
 missing or broken default model is reported (file + install command) and the daemon carries
-on with what still works; a model of the user's own (``llm.model_path``, ``speech.*_model``,
-a wake-word file) that cannot be loaded stops the start with its setting named: the user
-asked for that model, and replies saying it "is not installed" would hide the mistake."""
+on with what still works. A model of the user's own (``llm.model_path``, ``speech.*_model``,
+a wake-word file) that is there but cannot be loaded (corrupt, cut short, not that kind of
+model) is an error in the log naming the setting and the path, and the role falls back to
+the manifest's default model, said by ``fayd status`` (``models.<role>.fallback``): a
+household keeps its companion while the file is fixed, rather than a daemon that stops for
+good (exit 78 is never restarted). A path that is not there at all still stops the start
+(fayd.service.preflight): that is a typo in the settings, not a broken file."""
 
 from __future__ import annotations
 
@@ -13,22 +17,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fayd.agent import AgentEngines, prompt_prefix
 from fayd.config import Config
 from fayd.devices.ports import VoiceModels
 from fayd.embedding import EmbedderLike
-from fayd.errors import ConfigError, FaydError, ModelError
+from fayd.errors import ConfigError, FaydError, ModelError, ModelMissing
 from fayd.llm import ChatLlm
 from fayd.llm.local import LocalLlm
-from fayd.models import check, resolve
+from fayd.models import MISSING, check, resolve
 from fayd.models.user_files import value
 from fayd.speech import Asr, Tts, WakeDetector
 
 log = logging.getLogger(__name__)
 #: In the state's cache folder: the LLM's read prompt prefix (fayd.llm.prefix_file).
 LLM_PREFIX_FILE = "llm-prefix.bin"
+#: The manifest's default wake word, taken when a wake-word file of one's own is broken.
+DEFAULT_WAKE = "hey_jarvis"
 T = TypeVar("T")
 
 
@@ -47,6 +53,10 @@ class Engines:
     problems: dict[str, str] = field(default_factory=dict)
     #: role → the model file or folder in use.
     files: dict[str, str] = field(default_factory=dict)
+    #: role → why the user's own model is not used and the default is, instead.
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    #: role → the setting that names the user's own model in use (not the default).
+    own: dict[str, str] = field(default_factory=dict)
 
     def for_agent(self) -> AgentEngines:
         return AgentEngines(asr=self.asr, tts=self.tts, llm=self.llm)
@@ -55,59 +65,24 @@ class Engines:
         return VoiceModels(vad_path=self.vad_path, wake=self.wake)
 
 
-def load_engines(cfg: Config) -> Engines:
-    """Blocking: call it with asyncio.to_thread. Each role is loaded independently."""
-    engines = Engines()
-    speech, llm = cfg.speech, cfg.llm
-    began = time.monotonic()
-    seconds: dict[str, float] = {}  # per role, for the log: a slow start says where
-
-    def attempt(role: str, key: str, load: Callable[[dict[str, Path]], T]) -> T | None:
-        started = time.monotonic()
-        try:
-            return load_checked(role, key, load)
-        finally:
-            seconds[role] = time.monotonic() - started
-
-    def load_checked(role: str, key: str, load: Callable[[dict[str, Path]], T]) -> T | None:
-        override = value(cfg, key) if key else ""
-        try:
-            if not override:  # a default model: its sha256 must match the manifest
-                verified = check(role, verify_sha=True, cache_dir=cfg.state_dir / "cache")
-                if not verified.ok:
-                    raise ModelError(
-                        f"{role} model {verified.path}: {verified.status} ({verified.detail});"
-                        f" reinstall it with: {verified.install_hint}"
-                    )
-            model = resolve(role, override or None)
-            engines.files[role] = str(next(iter(model.files.values())))
-            return load(model.files)
-        except FaydError as exc:
-            if override:
-                raise ConfigError(f"{cfg.setting(key)}: {_one_line(exc)}") from exc
-            engines.problems[role] = str(exc)
-        except Exception as exc:  # a broken file: say which, keep the rest working
-            if override:
-                raise ConfigError(
-                    f"{cfg.setting(key)}: cannot load it: {type(exc).__name__}: {exc}"
-                ) from exc
-            engines.problems[role] = f"{role} model failed to load: {type(exc).__name__}: {exc}"
-        log.error("%s", engines.problems[role])
-        return None
-
-    def load_vad(files: dict[str, Path]) -> Path:
+def build_model(cfg: Config, role: str, files: dict[str, Path], own: bool) -> Any:
+    """The engine of ``role`` over ``files``, as the daemon runs it (VAD: its path, since
+    each device makes its own). ``own``: the user's model, with their engine settings; else
+    the manifest's default, with its own engine. Blocking; raises what the runtime raises.
+    Also run in a child by ``fayd models check --verify`` (fayd.models.verify)."""
+    speech = cfg.speech
+    if role == "vad":
         from fayd.speech.vad import validate_vad_file
 
         path = files["model"]
-        if speech.vad_model:  # a user's own file: sherpa-onnx would abort on a bad one
+        if own:  # a user's own file: sherpa-onnx would abort on a bad one
             validate_vad_file(path)
         # Imported now (tens of ms, more from a cold disk), not at a device's first audio.
         import sherpa_onnx  # noqa: F401
 
         return path
-
-    def load_asr(files: dict[str, Path]) -> Asr:
-        if speech.asr_engine == "sherpa":
+    if role == "asr":
+        if own and speech.asr_engine == "sherpa":
             from fayd.speech.asr_sherpa import SherpaAsr
 
             return SherpaAsr(
@@ -115,38 +90,58 @@ def load_engines(cfg: Config) -> Engines:
             )
         from fayd.speech.asr import WhisperAsr
 
-        language = None if speech.asr_language in ("", "auto") else speech.asr_language
+        language = speech.asr_language if own else "en"  # the default is English-only
+        language = None if language in ("", "auto") else language
         return WhisperAsr(files["model"], language, speech.asr_threads)
-
-    def load_tts(files: dict[str, Path]) -> Tts:
-        config = Path(speech.tts_config) if speech.tts_config else files.get("config")
-        if speech.tts_engine == "sherpa":
+    if role == "tts":
+        config = Path(speech.tts_config) if own and speech.tts_config else files.get("config")
+        if speech.tts_engine == "sherpa":  # it speaks the default voice too
             from fayd.speech.tts_sherpa import SherpaTts
 
             return SherpaTts(files["model"], config, cache_dir=cfg.state_dir / "cache" / "tts")
         from fayd.speech.tts import PiperTts
 
         return PiperTts(files["model"], config)
-
-    def load_embedder(files: dict[str, Path]) -> EmbedderLike:
+    if role == "embed":
         from fayd.embedding import Embedder
 
         return Embedder(files["model"], files["tokenizer"], threads=1)
+    if role == "llm":
+        if own:  # llama.cpp reads a damaged file's header as it comes: checked first
+            from fayd.models.gguf import check_gguf
 
-    def load_llm(files: dict[str, Path]) -> ChatLlm:
-        from fayd.llm.local import LocalLlm
+            check_gguf(files["model"])
+        return LocalLlm(files["model"], n_ctx=cfg.llm.n_ctx, threads=cfg.llm.threads)
+    raise ValueError(f"no engine for the {role} model")
 
-        return LocalLlm(files["model"], n_ctx=llm.n_ctx, threads=llm.threads)
 
-    engines.vad_path = attempt("vad", "speech.vad_model", load_vad)
-    engines.asr = attempt("asr", "speech.asr_model", load_asr)
-    engines.tts = attempt("tts", "speech.tts_model", load_tts)
-    if llm.url:
+def load_engines(cfg: Config) -> Engines:
+    """Blocking: call it with asyncio.to_thread. Each role is loaded independently."""
+    engines = Engines()
+    began = time.monotonic()
+    seconds: dict[str, float] = {}  # per role, for the log: a slow start says where
+
+    def attempt(role: str, key: str) -> Any:
+        started = time.monotonic()
+        try:
+            override = value(cfg, key) if key else ""
+            if override:
+                found = load_own(cfg, engines, role, key, override)
+                if role not in engines.fallbacks:
+                    return found
+            return load_default(cfg, engines, role)
+        finally:
+            seconds[role] = time.monotonic() - started
+
+    engines.vad_path = attempt("vad", "speech.vad_model")
+    engines.asr = attempt("asr", "speech.asr_model")
+    engines.tts = attempt("tts", "speech.tts_model")
+    if cfg.llm.url:
         engines.llm = remote_llm(cfg, engines)
     else:
-        engines.llm = attempt("llm", "llm.model_path", load_llm)
-    engines.embedder = attempt("embed", "", load_embedder)
-    if speech.wake_word:
+        engines.llm = attempt("llm", "llm.model_path")
+    engines.embedder = attempt("embed", "")
+    if cfg.speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
     started = time.monotonic()
     warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
@@ -157,6 +152,53 @@ def load_engines(cfg: Config) -> Engines:
         ", ".join(f"{role} {s:.1f}" for role, s in seconds.items()),
     )
     return engines
+
+
+def load_own(cfg: Config, engines: Engines, role: str, key: str, path: str) -> Any:
+    """The user's own model of ``role``; None with ``engines.fallbacks[role]`` set when it
+    does not load (the caller then loads the default)."""
+    try:
+        model = resolve(role, path)
+    except ModelMissing as exc:  # a path that is not there: the settings' mistake
+        raise ConfigError(f"{cfg.setting(key)}: {_one_line(exc)}") from exc
+    try:
+        engines.files[role] = str(next(iter(model.files.values())))
+        found = build_model(cfg, role, model.files, own=True)
+        engines.own[role] = key
+        return found
+    except Exception as exc:  # a broken file of any kind: said, and the default instead
+        why = _one_line(exc) if isinstance(exc, FaydError) else f"{type(exc).__name__}: {exc}"
+        engines.fallbacks[role] = f"{cfg.setting(key)}: cannot load it: {why}"
+        log.error("%s; the default %s model is used instead", engines.fallbacks[role], role)
+        engines.files.pop(role, None)
+        return None
+
+
+def load_default(cfg: Config, engines: Engines, role: str) -> Any:
+    """The manifest's model of ``role``, whose sha256 must match; None with
+    ``engines.problems[role]`` set when it is missing or broken."""
+    try:
+        verified = check(role, verify_sha=True, cache_dir=cfg.state_dir / "cache")
+        if not verified.ok:
+            if verified.status != MISSING:  # there, but broken: status names the file
+                engines.files[role] = verified.path
+            raise ModelError(
+                f"{role} model {verified.path}: {verified.status} ({verified.detail});"
+                f" reinstall it with: {verified.install_hint}"
+            )
+        model = resolve(role)
+        engines.files[role] = str(next(iter(model.files.values())))
+        return build_model(cfg, role, model.files, own=False)
+    except FaydError as exc:
+        engines.problems[role] = str(exc)
+    except Exception as exc:  # a broken file: say which, keep the rest working
+        engines.problems[role] = f"{role} model failed to load: {type(exc).__name__}: {exc}"
+    if role in engines.fallbacks:
+        engines.problems[role] = (
+            f"{engines.fallbacks[role]}; nor the default: {engines.problems[role]}"
+        )
+    log.error("%s", engines.problems[role])
+    return None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -181,25 +223,44 @@ def remote_llm(cfg: Config, engines: Engines) -> ChatLlm:
 
 
 def wake_factory(cfg: Config, engines: Engines) -> Callable[..., WakeDetector] | None:
+    from fayd.speech.wake import BUILTIN
+
+    word = cfg.speech.wake_word
+    if word not in BUILTIN:  # a .tflite of the user's own
+        if not Path(word).expanduser().is_file():  # a typo: the settings' mistake
+            raise ConfigError(f"{cfg.setting('speech.wake_word')}: no such file")
+        try:
+            return _wake_maker(cfg, engines, word)
+        except (FaydError, OSError, ValueError) as exc:
+            key = "speech.wake_word"
+            engines.fallbacks["wake"] = f"{cfg.setting(key)}: cannot load it: {_one_line(exc)}"
+            why = engines.fallbacks["wake"]
+            log.error("%s; the default wake word %s is used instead", why, DEFAULT_WAKE)
+            word = DEFAULT_WAKE
+    try:
+        return _wake_maker(cfg, engines, word)
+    except (FaydError, OSError, ValueError) as exc:
+        engines.problems["wake"] = f"wake word {word!r} unavailable: {exc}"
+        log.error("%s", engines.problems["wake"])
+        return None
+
+
+def _wake_maker(cfg: Config, engines: Engines, word: str) -> Callable[..., WakeDetector]:
+    """A maker of ``word``'s detectors (a bundled name or a .tflite path), tried once."""
     from fayd.speech.wake import BUILTIN, WakeWord, validate_wake_file
 
     speech = cfg.speech
     options = {"threshold": speech.wake_threshold, "refractory_s": speech.wake_refractory_s}
-    try:
-        if speech.wake_word in BUILTIN:
-            make = partial(WakeWord, speech.wake_word, **options)
-        else:  # a .tflite of the user's: checked once in a child (a bad one segfaults)
-            validate_wake_file(speech.wake_word)
-            make = partial(WakeWord, model_path=speech.wake_word, validate=False, **options)
-        make().close()  # loads: a missing package or file shows up now, not per device
-        engines.files["wake"] = speech.wake_word
-        return make
-    except (FaydError, OSError, ValueError) as exc:
-        if speech.wake_word not in BUILTIN:  # the user's own file
-            raise ConfigError(f"{cfg.setting('speech.wake_word')}: {_one_line(exc)}") from exc
-        engines.problems["wake"] = f"wake word {speech.wake_word!r} unavailable: {exc}"
-        log.error("%s", engines.problems["wake"])
-        return None
+    if word in BUILTIN:
+        make = partial(WakeWord, word, **options)
+    else:  # checked once in a child (a bad one segfaults)
+        validate_wake_file(word)
+        make = partial(WakeWord, model_path=word, validate=False, **options)
+    make().close()  # loads: a missing package or file shows up now, not per device
+    engines.files["wake"] = word
+    if word == speech.wake_word and word not in BUILTIN:
+        engines.own["wake"] = "speech.wake_word"
+    return make
 
 
 def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | None = None) -> None:

@@ -3,8 +3,12 @@ will listen on are free. Each problem stops the start with one line naming the s
 where it came from and, for a port, who holds it when that can be found cheaply.
 
 A port the user configured (in the file or the environment) must be free: devices and
-scripts rely on it. A default port that is taken (another fayd in developer mode, Debian's
-mosquitto moved) is swapped for a free one, said in the log and ``fayd status``; the CLI
+scripts rely on it. So must the embedded broker's, even its default (1884): the boards are
+set to it, and a broker moved to a free port would cut them all off while looking fine.
+Either stops the start with a non-zero exit that is not 78, so systemd tries again every
+few seconds (the holder may be an old fayd still stopping, or a mosquitto that will be
+stopped): each try says the same one line. A default API port that is taken (another fayd
+in developer mode) is swapped for a free one, said in the log and ``fayd status``; the CLI
 and ``fayd sim`` find the actual ports in the runtime file.
 """
 
@@ -26,6 +30,8 @@ from fayd.transport.broker import INSTALL_HINT
 
 log = logging.getLogger(__name__)
 
+#: Ports devices are set to: never swapped for a free one, even when left at the default.
+DEVICE_PORTS = ("mqtt.embedded_port", "mqtt.tls_port")
 #: Files of the agent's own that a setting may name (a model's are fayd.models.user_files).
 AGENT_FILES = ("agent.action_rules", "agent.qa_csv", "agent.intents")
 
@@ -89,6 +95,12 @@ def _free_or_default(cfg: Config, key: str, host_key: str, host: str, ports: Por
                 # Not a ConfigError (exit 78, never retried by systemd): the holder may be
                 # an old fayd still stopping.
                 raise FaydError(f"{cfg.setting(key)}: {host}:{port} is in use{by}") from exc
+            if key in DEVICE_PORTS:
+                raise FaydError(
+                    f"{cfg.setting(key)}: {host}:{port} is in use{by}; the devices are set to"
+                    f" this port, so the broker does not move: stop that program, or set"
+                    f" {key} here and on every device"
+                ) from exc
             ports.moved[key] = f"{port} was in use{by}"
             return 0
         if exc.errno == errno.EACCES:

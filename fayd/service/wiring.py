@@ -338,6 +338,7 @@ def build(
             event_memory.wake()
 
     events = EventWriter(store, sender, stored)
+    events.on_arrival = care.arrived
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
     hub.on_ack = care.device_ack
     return Parts(

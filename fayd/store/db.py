@@ -24,6 +24,8 @@ from fayd.store.migrations import MIGRATIONS, apply_migrations
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: Bytes a WAL is cut back to after a checkpoint.
+WAL_LIMIT = 4 * 1024 * 1024
 
 
 class Store:
@@ -33,6 +35,9 @@ class Store:
         self.path = Path(path)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fayd-db")
         self._db: sqlite_utils.Database | None = None
+        #: Called (on the writer thread) when a write finds the disk full; it frees room and
+        #: says how many bytes (fayd.store.reserve), and the write is tried once more.
+        self.on_full: Callable[[], int] | None = None
         try:
             self._executor.submit(self._open).result()
         except BaseException:
@@ -45,6 +50,9 @@ class Store:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            # A WAL grown by a burst is cut back after its checkpoint: on a small card its
+            # space is wanted back (a full disk).
+            conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             conn.execute("PRAGMA foreign_keys=ON")
             self._db = sqlite_utils.Database(conn)
             apply_migrations(self._db, MIGRATIONS)
@@ -72,10 +80,19 @@ class Store:
         if self._db is None:
             raise StoreError("the database is closed")
         try:
-            with self._db.atomic():
-                return fn(self._db, *args)
+            return self._atomic(fn, *args)
+        except sqlite3.Error as exc:
+            if not (_is_full(exc) and self.on_full is not None and self.on_full()):
+                raise StoreError(f"{self.path}: {exc}") from exc
+        try:  # room was made: once more
+            return self._atomic(fn, *args)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from exc
+
+    def _atomic(self, fn: Callable[..., T], *args: Any) -> T:
+        assert self._db is not None
+        with self._db.atomic():
+            return fn(self._db, *args)
 
     def close(self) -> None:
         def _close() -> None:
@@ -85,3 +102,9 @@ class Store:
 
         self._executor.submit(_close).result()
         self._executor.shutdown(wait=True)
+
+
+def _is_full(exc: sqlite3.Error) -> bool:
+    """A write the disk had no room for (a WAL index that could not grow is one too)."""
+    code = getattr(exc, "sqlite_errorcode", 0) or 0
+    return code & 0xFF == sqlite3.SQLITE_FULL or code == sqlite3.SQLITE_IOERR_SHMSIZE

@@ -19,12 +19,20 @@ import paho.mqtt.client as paho
 
 from fayd.beat import Pulse, until_beat
 from fayd.errors import ConfigError
+from fayd.logwords import hide_secrets
 from fayd.protocol import AudioChunk, Topics, encode
+from fayd.protocol.text import shown
 
 log = logging.getLogger(__name__)
 
 #: Seconds between pings through the broker (the link's Pulse).
 PING_S = 30.0
+
+#: Uplink kinds that start a turn: one left retained on a broker would be answered again
+#: at every connect, so a retained one is never taken (docs/protocol.md).
+TURN_KINDS = frozenset({"text", AudioChunk.KIND})
+#: At most this many (device, kind) remembered for logging a retained turn frame once.
+STALE_TOLD_MAX = 1024
 
 #: Called for every uplink message: (device, kind, payload).
 Inbound = Callable[[str, str, bytes], Awaitable[None]]
@@ -123,6 +131,8 @@ class MqttLink:
         #: messages are asked for again, for ``replayed`` to see what devices left
         #: retained meanwhile (fayd.transport.retained).
         self.replay_s = 0.0
+        #: (device, kind) of the retained turn frames already said in the log.
+        self._stale_told: set[tuple[str, str]] = set()
 
     def listen(self, topic_filter: str, listener: Listener) -> None:
         """Also subscribe to ``topic_filter`` (from the next connect on; one already made
@@ -190,11 +200,12 @@ class MqttLink:
             self.pulse.beat()
             url = await url_source()
             host, port = parse_mqtt_url(url)
-            self.status.url = url
+            # Status is printed and sent to the CLI: a password in the URL is not.
+            self.status.url = where = hide_secrets(url)
             try:
                 await self._session(host, port)
             except aiomqtt.MqttError as exc:
-                self.status.last_error = f"{url}: {exc}"
+                self.status.last_error = hide_secrets(f"{where}: {exc}")
                 self.status.last_error_at = time.time()
                 was_up = self.connected.is_set()
                 self.connected.clear()
@@ -252,6 +263,21 @@ class MqttLink:
                     task.cancel()
                 await asyncio.gather(*loops, return_exceptions=True)
 
+    def _stale_turn(self, device: str, kind: str) -> None:
+        """A retained text or audio frame from another broker's store (fayd's own broker
+        clears them: fayd.transport.retained): something said before this connect, not
+        now, so not answered again at every start. Logged once a device and kind."""
+        if (device, kind) in self._stale_told:
+            return
+        if len(self._stale_told) < STALE_TOLD_MAX:
+            self._stale_told.add((device, kind))
+        log.warning(
+            "mqtt: ignored the retained %s frame of device %s (the protocol retains only "
+            "hello and presence; clear it on the broker)",
+            kind,
+            shown(device[:64]),
+        )
+
     async def _publish_loop(self, client: aiomqtt.Client) -> None:
         while True:
             topic, payload, qos, retain = await self.outbox.get()
@@ -290,5 +316,7 @@ class MqttLink:
             self.status.received += 1
             if message.retain and self.replayed is not None:
                 await self.replayed(parsed[0], parsed[2], bytes(payload))
+            elif message.retain and parsed[2] in TURN_KINDS:
+                self._stale_turn(parsed[0], parsed[2])
             else:
                 await self.inbound(parsed[0], parsed[2], bytes(payload))

@@ -109,6 +109,8 @@ def _entry(row: list[str], where: str, line: int, skills: set[str] | None) -> Qa
         if rest.strip():
             try:
                 args = json.loads(rest)
+            except RecursionError as exc:  # not a ValueError: it stopped fayd run as a bug
+                raise ConfigError(f"{where}: the skill's arguments are nested too deeply") from exc
             except ValueError as exc:
                 raise ConfigError(f"{where}: the skill's arguments are not JSON: {exc}") from exc
             if not isinstance(args, dict):
