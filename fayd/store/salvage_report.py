@@ -104,8 +104,7 @@ def describe(
     when = datetime.now().strftime("%Y-%m-%d %H:%M")
     summary = " ".join(
         [
-            f"fayd found its database damaged at {when}.",
-            headline,
+            headline.replace("The database was damaged.", f"The database was damaged ({when}).", 1),
             *(f"Lost: {name}." for t in tallies for name in t.lost_names),
             f"The damaged file is kept at {copy}.",
         ]
