@@ -353,7 +353,9 @@ def test_today_escapes_control_characters_and_writes_valid_json(odd_day: DaemonP
     done = odd_day.cli("today", "--json")
     assert done.returncode == 0, done.stderr
     items = json.loads(done.stdout, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
-    reading = next(i for i in items["items"] if i.get("sensor") == "bp")
+    reading = next(
+        i for i in items["items"] if (i.get("device"), i.get("sensor")) == ("edge-cuff", "bp")
+    )
     assert reading["data"] == {"sys": None, "note": "\x1b[2J\x00"}
 
 

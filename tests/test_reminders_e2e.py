@@ -191,6 +191,9 @@ async def test_medication_answered_yes_and_unanswered_becomes_a_care_event(make_
 
 async def test_a_reminder_set_by_voice_fires_at_its_minute(make_daemon, speak) -> None:
     daemon = make_daemon(ENV)
+    # "Tonight" has passed after 23:30 UTC: the clock reads noon of the day the test runs.
+    today = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+    move_to(daemon, today.timestamp())
     async with daemon.sim("ann-1") as ann:
         await ann.hello(roles=("mic", "speaker"), user="ann")
         await asyncio.sleep(0.5)
