@@ -32,6 +32,7 @@ from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
 from fayd.service.health import assess
+from fayd.service.heap import limit_arenas, trim_forever
 from fayd.service.homeassistant import connect as connect_home_assistant
 from fayd.service.homeassistant import naming as home_assistant_naming
 from fayd.service.looplag import LoopLag
@@ -199,6 +200,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        limit_arenas()  # before the workers start: see heap.py
         # Model work (asyncio.to_thread) runs below the loop's priority: see workers.py.
         loop.set_default_executor(worker_pool())
         try:
@@ -374,6 +376,7 @@ class Daemon:
             self.supervisor.start("serial", self.serial.run)
         self.supervisor.start("api", self.api.run)
         self.supervisor.start("looplag", self.loop_lag.run)
+        self.supervisor.start("heap", trim_forever)
 
         await self._until_listening()
         # Start-up leaves ~70,000 objects that live as long as the daemon (modules, models,

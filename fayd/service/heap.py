@@ -1,0 +1,55 @@
+"""The C heap under a long run: few malloc arenas, and freed pages given back.
+
+Why: glibc gives each thread that contends for malloc an arena of its own (up to 8 per
+core), and a freed block inside an arena is kept, not returned. The store's writer thread,
+the model workers and onnxruntime's threads each grew theirs, so the daemon's RSS crept up
+under a steady event load long after its caches were full (benchmarks/soak.py). Two
+arenas and a periodic ``malloc_trim`` keep it flat. On a libc without these (musl), nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import logging
+
+log = logging.getLogger(__name__)
+
+#: glibc's mallopt parameter number for the arena limit (malloc.h: M_ARENA_MAX).
+M_ARENA_MAX = -8
+ARENAS = 2
+TRIM_EVERY_S = 300.0
+
+
+def _glibc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    if libc is None or not hasattr(libc, "mallopt") or not hasattr(libc, "malloc_trim"):
+        return None
+    return libc
+
+
+def limit_arenas(arenas: int = ARENAS) -> bool:
+    """Called before the worker threads start (arenas are made as threads first contend)."""
+    libc = _glibc()
+    return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
+
+
+def trim() -> bool:
+    """Freed heap pages back to the system; True when some were."""
+    libc = _glibc()
+    return bool(libc is not None and libc.malloc_trim(0))
+
+
+async def trim_forever(every_s: float = TRIM_EVERY_S) -> None:
+    """A supervised task: trims in a worker thread (a large heap takes a few ms)."""
+    if _glibc() is None:
+        log.info("heap: not glibc; freed memory is left to the allocator")
+        await asyncio.Event().wait()  # a component that ends would be restarted
+    while True:
+        await asyncio.sleep(every_s)
+        await asyncio.to_thread(trim)
