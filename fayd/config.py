@@ -119,6 +119,10 @@ class LlmConfig:
     #: llama.cpp's repeat penalty on recent tokens (1.0 = off, not sent to a server): a small
     #: model left alone goes round in loops.
     repeat_penalty: float = 1.15
+    #: Languages the model can talk in, comma separated ("en,zh"); empty = English for the
+    #: default model (SmolLM2-135M writes no sense in Chinese), any for a model of yours or
+    #: a LAN server. A turn in another language hears a listening line, never the model.
+    languages: str = ""
 
 
 @dataclass(frozen=True)

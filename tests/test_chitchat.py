@@ -202,9 +202,10 @@ async def test_two_echoes_give_an_honest_short_line_and_are_not_kept(store: Stor
 async def test_a_reply_copied_from_the_history_is_asked_again_without_it(
     store: Store,
 ) -> None:
+    # (Not "I'll make a cup of tea": a claimed action is never said, fayd.agent.claims.)
     llm = ScriptedLlm(
-        "I'll make a cup of tea for you tomorrow.",
-        "I'll make a cup of tea for you tomorrow. Is that nice?",
+        "A cup of tea would do you good tomorrow.",
+        "A cup of tea would do you good tomorrow. Is that nice?",
         "How lovely. Who is coming?",
     )
     chat = make_chat(store, llm)
@@ -397,3 +398,19 @@ def test_extraction_writes_only_clean_items_from_a_crafted_answer(store: Store) 
     assert persona is not None and [e.text for e in persona.entries] == [
         "Ann loves green tea with honey."
     ]
+
+
+async def test_a_turn_in_a_language_the_model_cannot_write_hears_a_listening_line(
+    store: Store,
+) -> None:
+    # SmolLM2-135M (the default) writes no sense in Chinese: "我的孙子是一个昨天…".
+    llm = ScriptedLlm("我的孙子是一个昨天， 从北京上计算机出现在草梨突也不能决定。")
+    chat = make_chat(store, llm)
+    turn = await ask(chat, "我以前在纺织厂干了三十年，三班倒。")
+    assert llm.calls == []
+    assert turn.answer in guard.FALLBACKS["zh"]
+    assert stored(store)[-1]["meta"]["rejected"] == "language"
+    # A model that speaks it (llm.languages, or a model of one's own) is asked.
+    cfg = AgentConfig(extract_every_turns=0, memory_tokens=0)
+    able = Chat(ScriptedLlm("三十年真不容易。"), store, cfg, LlmConfig(languages="en,zh"))
+    assert (await ask(able, "我以前在纺织厂干了三十年，三班倒。")).answer == "三十年真不容易。"

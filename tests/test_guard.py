@@ -287,6 +287,9 @@ def test_stock_phrases_are_not_said() -> None:
         judge.judge("Roses are lovely.")
         and judge.judge("I'll be happy to explain further.") is None
     )
+    # A piece that introduces what never follows (the model's summaries and letters).
+    judge = ReplyGuard("He was a postman, you know.")
+    assert judge.judge("Here is the original:") is None and judge.problem == "filler"
 
 
 def test_an_apology_for_nothing_is_not_said() -> None:

@@ -20,14 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from fayd.agent import guard
+from fayd.agent import claims, guard
 from fayd.agent.turn import MAX_HOLD_S, Turn
+from fayd.agent.unfounded import not_sure
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, StoreError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
 from fayd.logwords import words
-from fayd.memory import Memory, extract, hygiene
+from fayd.memory import Memory, extract, hygiene, mentioned
 from fayd.memory.budget import context_size, counter
 from fayd.memory.context import assemble
 from fayd.store import Store, records
@@ -107,11 +108,13 @@ class Chat:
         messages = self.messages(history, turn.question, context)
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
+        speaks = guard.language(turn.question) in model_languages(self.llm_cfg)
         try:
-            for attempt in range(1 + max(self.cfg.reply_retries, 0)):
+            for attempt in range(1 + max(self.cfg.reply_retries, 0)) if speaks else ():
                 judge = guard.ReplyGuard(
                     turn.question, self._bounds(), earlier, turn.user, self.cfg.agent_name
                 )
+                judge.grounds = "\n".join([context, *(m["content"] for m in history)])
                 guards.append(judge)
                 # The model copies its own recent replies (the loops that took over a user's
                 # every turn): after a repeat or a loop the second attempt is asked without
@@ -125,15 +128,22 @@ class Chat:
                         turn.mark("llm_first_sentence_ms")
                         turn.sentences.append(sentence)
                         yield sentence
-                if turn.sentences or turn.stop.is_set():
-                    break
+                if turn.sentences or turn.stop.is_set() or claims.instead(turn.question, guards):
+                    break  # (a claimed action to a request: said honestly below, not retried)
                 log.info(
                     "turn %d: reply attempt %d rejected (%s)", turn.id, attempt + 1, judge.problem
                 )
                 log.debug("turn %d: the rejected reply: %s", turn.id, words(judge.detail))
-            if not turn.sentences and not turn.stop.is_set():
+            honest = claims.instead(turn.question, guards)  # the model claimed an action
+            if honest is not None and not turn.stop.is_set():
+                turn.mark("llm_first_sentence_ms")
+                turn.sentences.append(honest)
+                yield honest
+            elif not turn.sentences and not turn.stop.is_set():
                 self._fallbacks += 1
-                sentence = guard.fallback(turn.question, self._fallbacks - 1)
+                unfounded = bool(guards) and guards[-1].problem == "unfounded"
+                unsure = not_sure(turn.question) if unfounded else None
+                sentence = unsure or guard.fallback(turn.question, self._fallbacks - 1)
                 turn.mark("llm_first_sentence_ms")
                 turn.sentences.append(sentence)
                 yield sentence
@@ -145,13 +155,15 @@ class Chat:
                     "source": turn.source,
                     "timings": turn.timings,
                     "decision": turn.decision,
-                    **self._verdict(guards),
+                    **verdict(guards),
+                    **({} if speaks else {"rejected": "language", "fallback": True}),
                 }
                 if await self._record_turn(turn, conversation, meta):
                     # What the user said is kept either way; a rejected reply (a fallback, a
                     # failure) is not.
                     kept = "rejected" not in meta
                     self._memorize(turn, conversation, CONVERSATION_IMPORTANCE, with_reply=kept)
+                    self._note_mentioned(turn)
                     await self._extract_if_due(turn.user, conversation)
 
     async def _record_turn(self, turn: Turn, conversation: int, meta: dict[str, Any]) -> bool:
@@ -181,7 +193,9 @@ class Chat:
         soon as ``judge`` is done (bounds reached, a loop, an echo, prompt format)."""
         halt = threading.Event()
         deltas = self._generate(messages, turn, halt, attempt)
-        think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=FIRST_CLAUSE_WORDS)
+        # A request waits for a whole first sentence: a claim in it is never half said.
+        first = None if claims.asked_for(turn.question) else FIRST_CLAUSE_WORDS
+        think, splitter = ThinkFilter(), SentenceSplitter(first_clause_words=first)
         ended = True
         try:
             async for delta in deltas:
@@ -231,25 +245,6 @@ class Chat:
     def _bounds(self) -> guard.Bounds:
         return guard.Bounds(max(self.cfg.max_sentences, 1), max(self.cfg.max_words, 1))
 
-    def _verdict(self, guards: list[guard.ReplyGuard]) -> dict[str, Any]:
-        """What the guardrails did, for the stored turn's meta: ``rejected`` (why no words
-        of the model's were said: history and memory skip the turn), ``retried`` (why the
-        first attempt was dropped), ``cut`` (why the reply ended before the model did)."""
-        if not guards:
-            return {}
-        out: dict[str, Any] = {}
-        last = guards[-1]
-        if last.problem is not None:
-            out["rejected"] = guards[0].problem if last.problem != "model" else "model"
-            out["fallback"] = last.problem != "model"
-        if len(guards) > 1:
-            out["retried"] = guards[0].problem
-        if last.cut not in (None, "model"):
-            out["cut"] = last.cut
-        if any(g.detail for g in guards):
-            out["guard"] = [g.detail for g in guards if g.detail]
-        return out
-
     def _clean(self, history: list[dict[str, str]], user: str) -> list[dict[str, str]]:
         """The stored history without exchanges whose reply is prompt format or a loop:
         turns stored before the guardrails (new ones are skipped by ``records.history``).
@@ -271,8 +266,10 @@ class Chat:
         if conversation is None:
             return
         meta = {"source": turn.source, "timings": turn.timings, "decision": turn.decision, **meta}
-        if await self._record_turn(turn, conversation, meta) and importance is not None:
-            self._memorize(turn, conversation, importance)
+        if await self._record_turn(turn, conversation, meta):
+            if importance is not None:
+                self._memorize(turn, conversation, importance)
+            self._note_mentioned(turn)
 
     async def start_over(self, user: str, device: str) -> None:
         """ "Let's start again": a new conversation from the next turn; memory stays."""
@@ -342,6 +339,24 @@ class Chat:
                 )
             except FaydError as exc:
                 log.error("could not remember the exchange: %s", exc)
+
+        task = asyncio.create_task(write())
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    def _note_mentioned(self, turn: Turn) -> None:
+        """Keep the facts the person's own words state ("my late husband Harold", "my
+        glasses are on the windowsill": ``fayd.memory.mentioned``), in the background. Only
+        the question is read: fayd's reply is never a fact about the person."""
+        if self.memory is None or not mentioned.mentions(turn.question):
+            return
+        memory = self.memory
+
+        async def write() -> None:
+            try:
+                await asyncio.to_thread(mentioned.note, memory, turn.user, turn.question)
+            except FaydError as exc:
+                log.error("could not keep what was mentioned: %s", exc)
 
         task = asyncio.create_task(write())
         self._writes.add(task)
@@ -472,3 +487,30 @@ def prompt_prefix(cfg: AgentConfig) -> list[dict[str, str]]:
             for role, text in (("user", q), ("assistant", a))
         ),
     ]
+
+
+def verdict(guards: list[guard.ReplyGuard]) -> dict[str, Any]:
+    """What the guardrails did, for the stored turn's meta: ``rejected`` (why no words
+    of the model's were said: history and memory skip the turn), ``retried`` (why the
+    first attempt was dropped), ``cut`` (why the reply ended before the model did)."""
+    if not guards:
+        return {}
+    out: dict[str, Any] = {}
+    last = guards[-1]
+    if last.problem is not None:
+        out["rejected"] = guards[0].problem if last.problem != "model" else "model"
+        out["fallback"] = last.problem != "model"
+    if len(guards) > 1:
+        out["retried"] = guards[0].problem
+    if last.cut not in (None, "model"):
+        out["cut"] = last.cut
+    if any(g.detail for g in guards):
+        out["guard"] = [g.detail for g in guards if g.detail]
+    return out
+
+
+def model_languages(cfg: LlmConfig) -> frozenset[str]:
+    """The languages the chat model talks in (``llm.languages``; see fayd.config)."""
+    if cfg.languages.strip():
+        return frozenset(x.strip() for x in cfg.languages.split(",") if x.strip())
+    return frozenset({"en", "zh"}) if cfg.url or cfg.model_path else frozenset({"en"})

@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from fayd.agent.claims import claims
+from fayd.agent.unfounded import unfounded
 from fayd.llm.text import word_count
 from fayd.memory import hygiene
 
@@ -53,7 +55,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
 #: person to go on (no canned cheer). Picked in turn, so two in a row differ.
 FALLBACKS = {
     "en": ("Tell me more?", "I'm listening. Tell me more?", "Go on, I'm listening."),
-    "zh": ("再跟我说说？", "我在听，你接着说。"),
+    "zh": ("我在听，你接着说。", "嗯，我在听呢。", "再跟我说说？"),
 }
 #: A piece whose words follow the question's this closely (difflib ratio over tokens) echoes it.
 ECHO_RATIO = 0.7
@@ -104,7 +106,9 @@ _FILLER = re.compile(
     r"\b(sorry for (any|the) (confusion|misunderstanding)|"
     r"apologi[sz]e for (any|the) (confusion|inconvenience|misunderstanding)|"
     r"(happy|glad) to (explain|elaborate|help) further|as an ai|i'm (just )?an ai|"
-    r"language model|let me know if you (have|need) any)\b",
+    r"language model|let me know if you (have|need) any|here (is|are) (the|an?|your|my) "
+    r"(original|summary|translation|text|list|example|version|rewrite|response))\b"
+    r"|[:：]\s*$",  # a piece that introduces something to follow: "Here is the original:"
     re.I,
 )
 #: An apology to open a reply when nothing went wrong ("What do you think about roses?" →
@@ -254,7 +258,8 @@ class ReplyGuard:
     (loops, the word bound: True = stop the model now); ``judge`` every piece before it is
     said (returns the words to say, or None). ``done`` says the model must stop; ``problem``
     why the attempt went wrong (``empty``, ``loop``, ``repeat``, ``echo``, ``format``,
-    ``fact``; ``model`` when Chat said a failure line), ``cut`` why the reply ended early.
+    ``fact``, ``unfounded``; ``model`` when Chat said a failure line), ``cut`` why the reply
+    ended early.
     ``user`` and ``agent`` are the speakers' names (a reply must not label lines with them)."""
 
     question: str
@@ -262,6 +267,9 @@ class ReplyGuard:
     earlier: Sequence[str] = ()
     user: str = "User"
     agent: str = "Fay"
+    #: What the model was given besides the question (memory context, history): a number,
+    #: dose, reading, date or name the reply states must be in it (fayd.agent.unfounded).
+    grounds: str = ""
     said: list[str] = field(default_factory=list)
     problem: str | None = None
     cut: str | None = None
@@ -303,6 +311,8 @@ class ReplyGuard:
             return self._stop("format", f"{reason}: {text[:80]}")
         if invented(text, self.question):
             return self._stop("fact", text[:80])
+        if claims(text, self.question):  # "I'll remind you": only a skill that did it may
+            return self._stop("claim", text[:80])
         if _UNKIND.search(text):
             return self._stop("unkind", text[:80])
         apology = (not self.said and _APOLOGY.search(text)) or _SORRY.search(text)
@@ -312,6 +322,8 @@ class ReplyGuard:
             return self._stop("echo", text[:80])
         if any(self._loops.repeats(s) for s in _sentences(text)):
             return self._stop("repeat", text[:80])
+        if why := unfounded(text, self.question, self.grounds, (self.user, self.agent)):
+            return self._stop("unfounded", f"{why}: {text[:80]}")  # fayd/agent/unfounded.py
         if self.cut == "words":  # the stream went past the bound: this piece may still fit
             return self._within(text)
         return self._accept(text)

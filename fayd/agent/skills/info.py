@@ -18,7 +18,24 @@ OFFLINE = {
         "will have it.",
         "我没有连接互联网，听不到新闻。可以打开收音机或电视看看。",
     ),
+    # The world today, which the model would invent (issue 21: the gate before the model).
+    "tv": (
+        "I can't see what's on television: I'm not connected to the internet. The TV guide"
+        " in the paper, or the telly's own guide button, will have it.",
+        "我没有连接互联网，查不到电视节目。可以看看报纸上的节目表，或者电视上的节目指南。",
+    ),
+    "sport": (
+        "I don't know the results: I'm not connected to the internet. The radio or the"
+        " television will have the scores.",
+        "我没有连接互联网，不知道比赛结果。听听收音机或者看看电视就知道了。",
+    ),
+    "prices": (
+        "I don't know today's prices: I'm not connected to the internet. The shop, or"
+        " someone in the family, could tell you.",
+        "我没有连接互联网，不知道现在的价格。可以问问商店或者家里人。",
+    ),
 }
+OFFLINE["stocks"] = OFFLINE["prices"]
 CANNOT = {
     "music": (
         "I'm sorry, I can't play music: I haven't got any to play. The radio might be nice.",
