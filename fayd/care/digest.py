@@ -70,8 +70,25 @@ class DayFacts:
     incidents: list[tuple[float, str]] = field(default_factory=list)
     #: What the person said to fayd today (their own words only).
     said: list[str] = field(default_factory=list)
+    #: Feeling unwell, as they told fayd (sensor ``wellbeing``): (time, kind, their words).
+    symptoms: list[tuple[float, str, str]] = field(default_factory=list)
     #: None: no medication records are wired or kept.
     medication: list[MedicationRecord] | None = None
+
+
+#: A ``wellbeing`` event's kind (fayd.agent.understand.symptoms) as the digest says it.
+SYMPTOMS = {
+    "dizzy": "feeling dizzy",
+    "unsteady": "feeling unsteady",
+    "funny_turn": "having a funny turn",
+    "confused": "feeling muddled",
+    "appetite": "not feeling like eating",
+    "sleep": "sleeping badly",
+    "pain": "being in pain",
+    "sick": "feeling sick",
+    "weak": "feeling weak",
+    "unwell": "feeling unwell",
+}
 
 
 # --- mood: a small lexicon, counted, never guessed --------------------------------------------
@@ -224,6 +241,10 @@ def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
         attention.append(f"Alert at {at(a.at)}: {a.text}{told}. It ended: {ended}.")
     for when, words in facts.incidents:
         attention.append(f"{words} at {at(when)}.")
+    for when, kind, said in facts.symptoms:
+        what = SYMPTOMS.get(kind, "feeling unwell")
+        quoted = f" (“{said}”)" if said else ""
+        attention.append(f"{who} told me about {what} at {at(when)}{quoted}.")
 
     if facts.said:
         n = len(facts.said)
@@ -238,7 +259,7 @@ def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
         missing.append(f"no conversations {that_day}")
 
     heading = f"{who}'s day, {facts.day:%A} {facts.day.day} {facts.day:%B %Y}"
-    if not facts.activity and not facts.readings and not facts.alerts and not facts.said:
+    if not (facts.activity or facts.readings or facts.alerts or facts.said or facts.symptoms):
         if not facts.incidents and not (facts.medication or []):
             return (
                 f"{heading}\n\nA quiet day: nothing was recorded for {who} {that_day} —"

@@ -24,6 +24,8 @@ READINGS = {
     "temperature": ("value",),
     "room_temperature": ("value",),
 }
+#: Feeling unwell, as the person told fayd (fayd.service.wellbeing).
+WELLBEING = "wellbeing"
 #: Events that matter on their own when no alert speaks for them.
 INCIDENTS = {"panic": "The panic button was pressed", "fall": "A fall was detected"}
 
@@ -105,6 +107,9 @@ def _read(db: sqlite_utils.Database, user: str, day: date, start: float, end: fl
                 facts.readings.append(
                     Reading(ev["at"], found.sensor, found.values, found.broke, found.judged)
                 )
+        elif sensor == WELLBEING:  # what they told fayd of feeling unwell
+            said = str(data.get("said") or data.get("words") or "")[:200]
+            facts.symptoms.append((ev["at"], str(data.get("symptom") or "unwell"), said))
         elif sensor in INCIDENTS and ev["id"] not in alerted_events and "fault" not in data:
             facts.incidents.append((ev["at"], INCIDENTS[sensor]))
     facts.said = [t["question"] for t in day_records.turns_between(db, start, end, user)]

@@ -34,6 +34,7 @@ SENSORS = frozenset(
         "battery",
         "unconfirmed_medication",
         "emergency",  # the emergency skill's spoken call for help (fayd.agent.skills.care)
+        "wellbeing",  # feeling unwell, said to fayd (fayd.service.wellbeing)
     }
 )
 #: What counts as someone moving about, for inactivity rules.

@@ -61,6 +61,7 @@ IMPORTANCE = {
     "panic": 9.0,
     "fall": 9.0,
     "bp": 5.0,
+    "wellbeing": 6.0,  # feeling unwell, said to fayd (fayd.service.wellbeing)
     DROPPED: 4.0,
     "temperature": 3.0,
     "door": 2.0,
@@ -215,7 +216,7 @@ class EventMemory:
 
     #: Sensors whose every event is a memory of its own: rare, and each one matters (so is
     #: any event saying a part cannot be trusted).
-    OWN_MEMORY = frozenset({"panic", "fall", "bp", DROPPED})
+    OWN_MEMORY = frozenset({"panic", "fall", "bp", "wellbeing", DROPPED})
 
     def __init__(self, store: Store, memory: Memory, default_user: str) -> None:
         self.store = store
@@ -404,6 +405,10 @@ def describe(sensor: str, data: dict[str, Any], device: str, moment: datetime) -
         return f"{door} {'opened' if data['open'] else 'closed'} {where}"
     if sensor in ("bed", "chair") and "occupied" in data:
         return f"{sensor.capitalize()} {'occupied' if data['occupied'] else 'empty'} {where}"
+    if sensor == "wellbeing" and isinstance(data.get("said"), str):  # fayd.service.wellbeing
+        return f"Said feeling unwell ({data.get('symptom')}) on {device} at {moment:%H:%M}: " + (
+            f"“{data['said'][:300]}”"
+        )
     if sensor == "fall":
         impact = f" (impact {_num(data['impact_g'])} g)" if "impact_g" in data else ""
         return f"Fall detected {where}{impact}"

@@ -13,8 +13,9 @@ import sqlite_utils
 #: 2000): such an event is placed when fayd received it.
 PLAUSIBLE_CLOCK = 1577836800.0
 _EVENT_AT = f"(CASE WHEN e.ts > {PLAUSIBLE_CLOCK} THEN e.ts ELSE e.received_at END)"
-#: The household member of a device: the one set with ``fayd devices set``, else its hello's.
-_DEVICE_USER = "coalesce(s.user, d.user)"
+#: Whose an event is: the person it names (what they said of how they feel, on any device),
+#: else its device's: the one set with ``fayd devices set``, else its hello's.
+_DEVICE_USER = "coalesce(e.user, s.user, d.user)"
 
 
 def events_between(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fayd.agent.understand.passed import without_passed
 from fayd.embedding import EmbedderLike
 
 # What is said in an emergency, by kind. Matched on normalize()d text (lower case).
@@ -24,7 +25,8 @@ _EN = {
         r"\b(broken|broke|cracked|hurt|done|done in) (my|his|her) (hip|wrist|arm|leg|ankle|ribs?|shoulder|back)\b",
         r"\b(fell|fallen|came|come|rolled) (out of|off) (bed|the bed|the chair|my chair|the stairs|the ladder)\b",
         r"\b(i('ve| have)?|he|she) (lost|have lost) (my|his|her) (footing|balance)\b",
-        r"\b(my|his|her) legs? (gave way|went|have gone|has gone|went from under|gone from under|buckled)\b",
+        r"\b(my|his|her) legs? (gave way|went|have gone|has gone|went from under|gone from under|buckled)\b"
+        r"(?! (a bit |all |a little )?(wobbly|shaky|like jelly|to jelly|jelly|funny|stiff|tingly))",
         r"\b(can't|cannot|can not|couldn't|unable to|can't seem to) (get|stand|pick (myself|himself|herself)|pull (myself|himself|herself)) ?(myself |himself |herself )?up\b",
         r"\b(i'm|i am|i've been|i have been|lying|stuck|down|sitting|been) (here )?on the (floor|ground|bathroom floor|kitchen floor|landing|stairs)\b",
         r"\b(hit|banged|knocked|cracked) (my|his|her) head\b",
@@ -76,6 +78,8 @@ _EN = {
         r"\b(house|kitchen|room|pan|chip pan|oven|toaster|curtains?|sofa|bin|cooker|hob|microwave|"
         r"bedroom|lounge|living room|bed|heater|telly|tv)('s| is| has)? (caught |on )fire\b",
         r"\bcaught fire\b|\bthere's a fire\b|\bfire in the (house|kitchen|bedroom|lounge|hall)\b",
+        r"\bsmoke (pouring|billowing|belching|coming|streaming|rolling|puffing) (out|from|under|up)\b|"
+        r"\b(smoke|fire) alarm('s| is| has)? (going|gone) off\b|\bsmoke\b.{0,40}\balarm's going\b|"
         r"\b(full of|filling with|filling up with) smoke\b|\bsmoke (everywhere|coming (out|from|under)|in the "
         r"(house|kitchen|room|hall|bedroom|lounge))\b",
     ],
@@ -101,13 +105,15 @@ _EN = {
         r"\b(it's|this is) an emergency\b",
         r"\bi('m| am) (in (terrible|real|big|serious) trouble|badly hurt|hurt badly|really hurt)\b",
         r"\bhelp,? i('m| am) (hurt|in pain|scared|frightened|dying|stuck)\b",
-        r"\b(had|having) a (bad|funny|nasty) turn\b",
-        r"\b(come|came|gone|went) (over )?(all )?(funny|queer|peculiar|strange|faint|dizzy|woozy)\b",
+        # "A funny turn", "come over all funny", dizzy: feeling unwell, said without an
+        # emergency (fayd.agent.understand.symptoms); faint and a bad turn stay here.
+        r"\b(had|having) a (bad|nasty) turn\b",
+        r"\b(come|came|gone|went) (over )?(all )?(faint)\b",
         r"\b(i|he|she) (don't|doesn't|do not) feel right\b.{0,40}\b(frightened|scared|help|someone|ambulance)\b",
         r"\b(very|really|terribly) (poorly|unwell|ill)\b.{0,30}\b(help|someone|send|ambulance|doctor)\b",
         r"\bsomething('s| is) (very |really |badly )?wrong with (me|him|her)\b",
         r"\b(not|isn't|is not|he's not|she's not) (answering|responding|breathing|waking up)\b",
-        r"\b(won't|will not) (wake up|respond|answer me)\b|\bunconscious\b",
+        r"\b(won't|will not) (wake up|respond|answer me)\b|\bunconscious\b|\bstopped breathing\b",
     ],
 }
 _ZH = {
@@ -161,6 +167,8 @@ _SAFE_EN = [
     r"\bbleeding (obvious|cold|freezing|nuisance|hell|useless)\b",
     r"\bhit the (shops|hay|road|sack|town|jackpot)\b",
     r"\b(laughing|laughed|laugh|rolling|giggling)\b.{0,30}\b(floor|breathe|breath|can't stop)\b",
+    r"\b(fell|fall|falling|nearly fell|rolled) (about|off my chair|over) (laughing|with laughter)\b",
+    r"\b(in stitches|fall about|fell about|falling about|split my sides|wet myself laughing)\b",
     r"\b(leaves|prices|price|temperature|snow|rain|shares|pound|stocks?)\b.{0,20}\b(fell|fall|fallen|falling|dropped)\b",
     r"\b(watch|watched|film|movie|programme|show|book|story|read|soap|episode|series)\b.*\b(fell|fall|heart attack|stroke|collapsed)\b",
     r"\b(the|a) (tent|cake|soufflé|shelf|bridge|wall|roof) (collapsed|fell)\b",
@@ -174,6 +182,7 @@ _SAFE_EN = [
 ]
 _SAFE_ZH = [
     r"(笑|乐)得.{0,6}(喘不(过|上)气|肚子疼|起不来)",
+    r"(笑|乐)(晕|死|岔气|抽|翻|倒)(了|过去)?|(笑|乐)得.{0,6}(晕|死|岔气|倒|肚子都疼)",
     r"(爱上|倒是|摔跤比赛|跌停|跌了|股票|价格|不清不楚|麻利|麻将|心疼|看小品|电视里|电影里)",
     r"(小狗|狗|小猫|猫|鸟|鸡).{0,8}(摔|跌|滑)",
 ]
@@ -281,14 +290,16 @@ class EmergencyDetector:
         embedding, when the caller has it."""
         if _REMOTE.search(text):
             return None  # "I fell last winter", "remind me about my fall": not now
-        rest = text
+        # A trouble said to be over ("my chest pain has gone") is no emergency; the rest of
+        # the sentence still counts (fayd.agent.understand.passed).
+        rest = without_passed(text)
         for pattern in self._safe:
             rest = pattern.sub(" ", rest)
         for kind, pattern in self._words:
             if pattern.search(rest):
                 return Emergency(kind, 1.0, "words")
         if rest != text or self._vectors is None or self._harmless is None or vector is None:
-            return None  # a harmless saying and nothing alarming besides it
+            return None  # a harmless saying or a trouble passed, and nothing alarming besides
         sims = self._vectors @ vector
         best = int(np.argmax(sims))
         harmless = float(np.max(self._harmless @ vector))

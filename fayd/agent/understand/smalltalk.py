@@ -296,7 +296,8 @@ TOPICS: dict[str, list[str]] = {
     "goodnight": [
         r"\b(up the wooden hill|off to (my )?bed|land of nod|get my head down|off up to bed)\b",
         r"(上炕睡|上床睡|睡觉去了)",
-        r"\b(good ?night|night night|nighty night|sleep tight|(off|going|heading|time)( up)? "
+        r"(?<!not a )(?<!no )(?<!wasn't a )(?<!not such a )(?<!not very )"
+        r"\b(good ?night(?!'s| ?sleep)|night night|nighty night|sleep tight|(off|going|heading|time)( up)? "
         r"to bed|turn in|turning in|hit the (sack|hay)|call it a night|bedtime)\b",
         r"(晚安|(去|要|该)睡(觉)?了|我睡了)",
     ],
