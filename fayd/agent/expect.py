@@ -8,85 +8,70 @@ aloud and get "yes", "no", "later", or None when no answer came in time."""
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fayd.agent.understand.text import normalize
+# The readers of fayd's own questions' answers, in code (re-exported: the askers import
+# them from here): yes / no / later, fine / not fine, hurt / not hurt after a fall.
+from fayd.agent.understand.answers import hurt, wellbeing, yes_no
+
+__all__ = ["AskYesNo", "Expectations", "Expected", "YesNo", "hurt", "wellbeing", "yes_no"]
 
 #: An expected answer stays open this long unless the asker says otherwise.
 TTL_S = 600.0
-
-_YES = re.compile(
-    r"^((oh|well|um|er|fay|dear)[ ,]+)*(yes|yeah|yep|yup|aye|i did|i have|done|already|"
-    r"i('ve| have) (taken|had) (them|it|my \w+)|of course|sure|ok(ay)?|i took (them|it)|"
-    r"took (them|it)|just did|all done)\b|^(吃了|吃过了|已经吃了|是的|对|嗯|好了|吃啦)"
-)
-_NO = re.compile(
-    r"^((oh|well|um|er|fay|dear)[ ,]+)*(no|nope|not yet|i haven't|i didn't|i forgot|"
-    r"nah|not today)\b|^(没有|还没|没吃|忘了|不)"
-)
-_LATER = re.compile(
-    r"\b(later|in a (minute|bit|while|moment)|not now|remind me (again )?(later|in)|"
-    r"give me (a|two|five|ten|fifteen|\d+) (minute|min)s?|"
-    r"after (lunch|dinner|breakfast|tea)|snooze)\b"
-    r"|(等一下|等会|待会|一会儿|稍后|晚点)"
-)
-
-
-def yes_no(text: str) -> str | None:
-    """ "yes", "no", "later" — or None when the words are none of these."""
-    said = normalize(text)
-    if not said or len(said.split()) > 10:
-        return None
-    if _LATER.search(said):
-        return "later"
-    if _NO.search(said):
-        return "no"
-    if _YES.search(said):
-        return "yes"
-    return None
 
 
 @dataclass
 class Expected:
     read: Callable[[str], Any | None]  # the answer in the words, None: not an answer
-    then: Callable[[Any], Awaitable[str]]  # what to say once answered
-    until: float  # time.monotonic()
+    #: What to say once answered: the words, or a skill's Outcome (fayd.agent.skills) when
+    #: the exchange is also to be remembered ("My hip hurts" after a fall).
+    then: Callable[[Any], Awaitable[Any]]
+    until: float  # Expectations.clock()
     #: Answered only on the person's own device (a care check-in: "I'm fine" stops the
     #: caregivers being told, so a shared device's claim of the person is not enough).
     own_device: bool = False
+    #: Answered only on these devices (a care check-in: where the question was said).
+    on: frozenset[str] | None = None
 
 
 class Expectations:
     """Open questions, one per user (a newer one replaces the older)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._open: dict[str, Expected] = {}
+        #: Seconds, for the questions' lifetimes (the daemon's test clock moves it on).
+        self.clock = clock
 
     def expect(
         self,
         user: str,
         read: Callable[[str], Any | None],
-        then: Callable[[Any], Awaitable[str]],
+        then: Callable[[Any], Awaitable[Any]],
         ttl_s: float = TTL_S,
         own_device: bool = False,
+        on: frozenset[str] | None = None,
     ) -> None:
-        self._open[user] = Expected(read, then, time.monotonic() + ttl_s, own_device)
+        self._open[user] = Expected(read, then, self.clock() + ttl_s, own_device, on)
 
     def is_open(self, user: str) -> bool:
         found = self._open.get(user)
-        return found is not None and found.until > time.monotonic()
+        return found is not None and found.until > self.clock()
 
-    def take(self, user: str, text: str, own_device: bool = False) -> tuple[Expected, Any] | None:
+    def take(
+        self, user: str, text: str, own_device: bool = False, device: str | None = None
+    ) -> tuple[Expected, Any] | None:
         """The open question ``text`` answers (closed now) and the answer, or None.
-        ``own_device``: said on the user's own device (fayd.agent.ports.Devices.vouches)."""
+        ``own_device``: said on the user's own device (fayd.agent.ports.Devices.vouches);
+        ``device``: where it was said (a question asked on some devices is answered there)."""
         found = self._open.get(user)
         if found is None or (found.own_device and not own_device):
             return None
-        if found.until <= time.monotonic():
+        if found.on is not None and device not in found.on:
+            return None
+        if found.until <= self.clock():
             del self._open[user]
             return None
         value = found.read(text)
