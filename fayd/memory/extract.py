@@ -46,7 +46,7 @@ import sqlite_utils
 from fayd.llm import ChatLlm
 from fayd.logwords import words
 from fayd.memory import documents as docs
-from fayd.memory import hygiene, quarantine
+from fayd.memory import hygiene, mentioned, quarantine
 from fayd.memory.budget import CountTokens, context_size, counter
 from fayd.memory.provenance import AGENT, screen
 from fayd.memory.tags import normalize_tags
@@ -282,9 +282,9 @@ def drop_unfounded(
     favorite hobby is [user_persona_name]"), prompt format (speaker labels, memory-line stamps,
     category names), loops, and claims not grounded in what the user said: at least
     :data:`GROUNDED` of the content words of each of a note's sentences must come from the
-    user's messages. The
-    model's own replies are no evidence of the user's life (a small model's digest copies
-    them). Names and stop words do not count as content."""
+    user's messages, and it may bring in no name, kin word or number they did not say
+    (:func:`invented`). The model's own replies are no evidence of the user's life (a small
+    model's digest copies them). Names and stop words do not count as content."""
     said = " ".join(q for q, _ in turns)
     kept, dropped = [], []
     for item in items:
@@ -300,11 +300,46 @@ def drop_unfounded(
             share = min(hygiene.grounding(x, said, (user, agent)) for x in sentences)
             if share < GROUNDED:
                 reason = f"ungrounded ({share:.2f})"
+        if reason is None and (new := invented(item.text, said, (user, agent))):
+            reason = f"invented ({new})"
         if reason is None:
             kept.append(item)
         else:
             dropped.append({"category": item.category, "text": item.text, "reason": reason})
     return kept, dropped
+
+
+_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-z]+)(?:'s)?(?![\w'])")
+_NUMBER = re.compile(r"\d+(?:[.:/]\d+)*")
+
+
+def invented(note: str, said: str, names: tuple[str, ...]) -> str | None:
+    """A name, a kin word or a number in ``note`` that the person's own words (``said``)
+    do not have: "Anna", "daughter", "20". A note may paraphrase; it may not bring in a
+    person or a figure (the model's reply "my daughter Anna has her own tablets" must not
+    become a note about the person)."""
+    heard = said.lower()
+    heard_words = {hygiene.stem(w) for w in re.findall(r"[a-z]+", heard)}
+    skip = {n.lower() for n in names} | {"user", "fay"}
+    starts = {m.end() for m in re.finditer(r"(?:^|[.!?;:]\s+)", note)}
+    for m in _CAPITALISED.finditer(note):
+        word = m.group(1).lower()
+        if word in skip or word in hygiene.STOP_WORDS or hygiene.stem(word) in heard_words:
+            continue
+        if m.start() in starts and word.endswith(("s", "ed", "ing", "ly")):
+            continue  # "Enjoys gardening": a verb that starts the note, not a name
+        return m.group(1)
+    for word in re.findall(r"[a-z][a-z-]+", note.lower()):
+        if (mentioned.canonical_role(word) or "") in mentioned.ROLES.values() and word != "pet":
+            if hygiene.stem(word) not in heard_words and word not in heard:
+                return word
+    for role in mentioned.ROLES_ZH:
+        if role in note and role not in said:
+            return role
+    for number in _NUMBER.findall(note):
+        if number not in said:
+            return number
+    return None
 
 
 # --- the writes -------------------------------------------------------------------------

@@ -167,3 +167,11 @@ def grounding(claim: str, said: str, ignore: Iterable[str] = ()) -> float:
     if not terms:
         return 0.0
     return len(terms & content_terms(said, ignore)) / len(terms)
+
+
+def users_side(content: str, agent: str) -> str:
+    """A remembered exchange ("Ann：… / Fay：…") without fayd's lines: what a portrait or a
+    reflection may learn about the person from (fayd's reply is no evidence of their life:
+    "I'll remember that my daughter Anna has her own tablets!" was the model's invention)."""
+    labels = (f"{agent}：", f"{agent}:")
+    return "\n".join(ln for ln in content.splitlines() if not ln.strip().startswith(labels))

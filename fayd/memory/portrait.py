@@ -15,6 +15,7 @@ from typing import Any
 
 from fayd.llm import ChatLlm
 from fayd.logwords import words
+from fayd.memory import hygiene
 from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
 from fayd.memory.per_user import for_each_user
@@ -90,7 +91,8 @@ def portrait_user(
     budget = context_size(llm) - overhead - ANSWER_TOKENS - 64
     lines: list[str] = []
     for node in talk:  # newest first: the oldest are the ones left out
-        line = f"[{node['datetime']}] {' '.join(node['content'].split())}"
+        said = hygiene.users_side(node["content"], agent_name)
+        line = f"[{node['datetime']}] {' '.join(said.split())}"
         cost = count(line) + 1
         if cost > budget:
             break

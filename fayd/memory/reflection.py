@@ -20,6 +20,7 @@ from typing import Any
 
 from fayd.llm import ChatLlm
 from fayd.logwords import words
+from fayd.memory import hygiene
 from fayd.memory.budget import context_size, counter
 from fayd.memory.nodes import FAY_TIME, NewNode
 from fayd.memory.per_user import for_each_user
@@ -132,6 +133,8 @@ def reflect_user(
     system = SYSTEM.format(**fields)
     overhead = count(system) + count(PROMPT.format(memories="", **fields))
     budget = context_size(llm) - overhead - ANSWER_TOKENS - 64  # 64: the chat template's tokens
+    # fayd's own lines are no evidence about the person: reflect on what they said.
+    hits = [{**h, "content": hygiene.users_side(h["content"], agent_name)} for h in hits]
     sources = pack_sources(hits, count, budget)
     lines = "\n".join(_line(h) for h in sources)
     messages = [

@@ -2,7 +2,10 @@
 granddaughter is called Lily" becomes a fact (jiyi's subject/predicate/object) when it
 parses, and a persistent memory in every case; "what's my granddaughter's name?" is
 answered from the facts, else from what the user said before (their own words, found by
-meaning) — quoted, never made up — and "I don't know that yet" when nothing fits."""
+meaning) — quoted, never made up — and "You haven't told me that yet" when nothing fits.
+What the person mentioned in passing ("my late husband Harold", "my glasses are on the
+windowsill": ``fayd.memory.mentioned``) is answered by kind and kin word
+(``recall_facts``)."""
 
 from __future__ import annotations
 
@@ -13,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from fayd.agent.skills import words
+from fayd.agent.skills import recall_facts, words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.slots import ME
-from fayd.memory import Facts
+from fayd.memory import Facts, mentioned
 from fayd.memory.provenance import HUMAN
 
 #: A remembered sentence answers a question only this close to it in meaning (cosine);
@@ -26,6 +29,11 @@ RELEVANT = 0.5
 RELEVANT_ALL_WORDS = 0.4
 #: "What do you know about me?" lists at most this many things.
 ABOUT_ME_N = 4
+#: Nothing told fits the question: said so, never guessed.
+NOT_TOLD = (
+    "You haven't told me that yet. If you tell me, I'll remember it.",
+    "这个你还没告诉过我。你告诉我，我就记住。",
+)
 NO_MEMORY = (
     "I can't remember things right now: my memory is not working.",
     "我现在记不住东西：记忆功能没有启用。",
@@ -117,7 +125,16 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     if memory is None:
         return Outcome(NO_MEMORY[zh])
     question = str(args.get("query") or "").strip()
+    told_now = recall_facts.mentions(question)
+    if told_now:  # a statement routed here ("my doctor's called Dr Evans"): kept, said so
+        await asyncio.to_thread(mentioned.note, memory, ctx.user, question)
+        return Outcome(recall_facts.acknowledged(told_now, zh), detail={"noted": len(told_now)})
     asked = _asked_fact(question)
+    ask = recall_facts.read_ask(question)
+    if ask is not None and (asked is None or asked[0] != ME):
+        valid = await asyncio.to_thread(Facts(memory).as_of, username=ctx.user)
+        if said := recall_facts.answer(ask, valid, ctx.now, zh):
+            return Outcome(said, detail={"from": "facts", "ask": ask.kind})
     if asked is not None:
         subject, predicate = asked
         facts = await asyncio.to_thread(
@@ -135,9 +152,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
         return await _about_me(memory, ctx.user, zh)
     told = await _told(memory, ctx.user, question)
     if told is None:
-        if zh:
-            return Outcome("这个我还不知道。你告诉我，我就记住。")
-        return Outcome("I don't know that yet. If you tell me, I'll remember it.")
+        return Outcome(NOT_TOLD[zh])
     sentence, score = told
     if zh:
         return Outcome(f"你跟我说过：{sentence}。", detail={"from": "memory", "score": score})
@@ -176,7 +191,7 @@ _GENERIC = frozenset(
 )
 
 
-_GENERIC_ZH = "我你的是叫什么吗呢了过说"
+_GENERIC_ZH = "我你的是叫什么吗呢了过说来着啥名字那个"
 
 
 def _content(text: str) -> set[str]:
@@ -187,6 +202,23 @@ def _content(text: str) -> set[str]:
         return {a + b for a, b in itertools.pairwise(chars)} | set(chars)
     words = re.findall(r"[a-z']+", text.lower())
     return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in _GENERIC}
+
+
+#: A question the person asked is nothing they told ("你跟我说过：我孙子叫啥来着？").
+_ASKED = re.compile(
+    r"[?？]\s*$|^(what|who|where|when|which|how|why|do|does|did|is|are|can|could)\b|吗|来着|呢[。！]?$",
+    re.I,
+)
+
+
+def _shares(about: set[str], said: set[str]) -> bool:
+    """The sentence says something of what is asked: a word in common, or in Chinese a
+    pair of characters (one character, 天 or 我, is shared by almost anything; MiniLM,
+    trained on English, cannot tell Chinese sentences apart either)."""
+    common = about & said
+    if any("\u3400" <= c <= "\u9fff" for w in common for c in w):
+        return any(len(w) > 1 for w in common)
+    return bool(common)
 
 
 async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | None:
@@ -200,7 +232,7 @@ async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | No
         dict.fromkeys(
             s
             for s in (_users_words(n["content"], user) for n in nodes)
-            if s and (not about or about & _content(s))
+            if s and not _ASKED.search(s) and (not about or _shares(about, _content(s)))
         )
     )
     if not sentences:
