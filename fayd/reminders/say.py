@@ -18,6 +18,9 @@ def spoken_text(text: str) -> str:
 
 #: A fire more than this late says so.
 LATE_S = 120.0
+#: Kinds whose words are fayd's own templates ("Your … timer is done.", "It's time to …"):
+#: a late one may begin in lower case. Anything else may begin with a name: kept as it is.
+OWN_WORDS = frozenset({"timer", "medication", "checkin"})
 #: How an on-time reminder begins (left out when it is late).
 REMINDER = ("A reminder: ", "提醒你：")
 
@@ -74,7 +77,7 @@ def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> s
         return core
     if kind == "reminder" and core.startswith(REMINDER[zh]):
         core = core[len(REMINDER[zh]) :]
-    elif not zh:
+    elif not zh and kind in OWN_WORDS:  # "Your oven timer…": fayd's words, never a name
         core = core[0].lower() + core[1:]
     at = f"{due:%H:%M}"
     days = (said_at.date() - due.date()).days
@@ -82,6 +85,8 @@ def late(core: str, kind: str, due: datetime, said_at: datetime, lang: str) -> s
         at = f"昨天{at}" if zh else f"{at} yesterday"
     elif days > 1:
         at = f"{due.month}月{due.day}日{at}" if zh else f"{at} on {due:%A} {due.day} {due:%B}"
+    if kind == "care":  # something that happened ("Anna has seen your alert."), not a task
+        return f"{at}的时候：{core}" if zh else f"Earlier, at {at}: {core}"
     if zh:
         return f"这本来是{at}的提醒，{how_late(late_s, lang)}：{core}"
     return f"This was due at {at}, {how_late(late_s, lang)}: {core}"

@@ -86,3 +86,24 @@ def today_line(row: dict[str, Any], ctx: Context) -> str:
     """One of today's reminders: "at 17:00, call your son"."""
     at = datetime.fromtimestamp(row["next_at"], ctx.tz)
     return f"{at:%H:%M}，{row['text']}" if in_chinese(ctx) else f"at {at:%H:%M}, {row['text']}"
+
+
+def task_said(what: str, how: str, medication: bool, zh: bool) -> tuple[str, str]:
+    """(the words kept and said when it fires, the words read back after "I'll remind you")
+    of a task said in everyday words: "to take your tablets"; "about the bins" (fires "the
+    bins"); "not to burn the cookies" (fires "don't burn the cookies"); "that the bus is
+    coming". Medicine asked about ("a nudge about my tablets") is to be taken."""
+    if zh:
+        return what, what
+    if how == "about" and medication:
+        what, how = f"take {what}", "to"
+    if how == "not":
+        return f"don't {what}", f"not to {what}"
+    if how in ("about", "that"):
+        return what, f"{how} {what}"
+    return what, f"to {what}"
+
+
+def no_task(zh: bool) -> str:
+    """What a reminder with nothing to do says when it fires ("give me a shout at 3")."""
+    return "你让我这个时候叫你" if zh else "you asked me to let you know at this time"

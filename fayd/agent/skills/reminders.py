@@ -5,6 +5,7 @@ gets a clear answer, nothing kept. Timers and "did I take my medicine?": ``timer
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime
 from typing import Any
@@ -15,14 +16,18 @@ from fayd.agent.skills.reminder_words import (
     describe,
     every_said,
     in_chinese,
+    no_task,
     rule_of,
+    task_said,
     today_line,
     when_said,
 )
 from fayd.agent.understand.times import Recurrence, When
-from fayd.reminders import BadReminder
+from fayd.errors import FaydError
+from fayd.reminders import BadReminder, ReminderBook
 from fayd.reminders.book import content_words
 
+log = logging.getLogger(__name__)
 _MEDICATION = re.compile(
     r"\b(pills?|tablets?|medicines?|medication|meds|insulin|inhaler|eye ?drops|capsules?|"
     r"prescription|dose)\b|药"
@@ -33,48 +38,59 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     zh = in_chinese(ctx)
     book = ctx.reminders
     said = str(args.get("what") or "").strip()
-    what = said if zh else words.turned_round(said)
     when = args.get("when") or args.get("recurrence")
     if not isinstance(when, When | Recurrence):
         return Outcome("什么时候提醒你？" if zh else "When should I remind you?")
     if book is None:
         return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
-    kind = "medication" if _MEDICATION.search(said.lower()) else "reminder"
+    medication = bool(_MEDICATION.search(said.lower()))
+    kind = "medication" if medication else "reminder"
+    if said:  # kept, said when it fires / read back after "I'll remind you"
+        told = said if zh else words.turned_round(said)
+        what, back = task_said(told, str(args.get("how") or ""), medication, zh)
+    else:  # "give me a shout at 3": the time itself is the reminder
+        what, back = no_task(zh), ""
     try:
-        if isinstance(when, When):
-            row = await book.add(
-                ctx.user,
-                what,
-                at=when.at,
-                kind=kind,
-                lang=ctx.lang,
-                source=str(args.get("said") or said),
-                device=ctx.device,
-            )
-        else:
-            row = await book.add(
-                ctx.user,
-                what,
-                rule=rule_of(when),
-                kind=kind,
-                lang=ctx.lang,
-                source=str(args.get("said") or said),
-                device=ctx.device,
-            )
+        row = await book.add(
+            ctx.user,
+            what,
+            at=when.at if isinstance(when, When) else None,
+            rule=None if isinstance(when, When) else rule_of(when),
+            kind=kind,
+            lang=ctx.lang,
+            source=str(args.get("said") or said),
+            device=ctx.device,
+        )
     except BadReminder as exc:
         return Outcome(refusal(str(exc), zh), detail={"refused": str(exc)})
+    except FaydError as exc:  # a full disk: nothing kept, and nothing said to be
+        log.error("could not keep a reminder: %s", exc)
+        return Outcome(_NOT_KEPT[zh], detail={"refused": "store"})
+    # Read back from what was stored: only a kept reminder is promised.
     detail = {"reminder": row["id"], "kind": kind}
     first = datetime.fromtimestamp(row["next_at"], ctx.tz)
-    if isinstance(when, When):
-        at = when_said(first, ctx.now, ctx.lang)
-        if zh:
-            return Outcome(f"好的，我会在{at}提醒你{what}。", detail=detail)
-        return Outcome(f"I'll remind you to {what} {at}.", detail=detail)
-    every = every_said(rule_of(when), ctx.lang)
     start = when_said(first, ctx.now, ctx.lang)
+    if isinstance(when, When):
+        if zh:
+            doing = f"提醒你{what}" if said else "叫你"
+            return Outcome(f"好的，我会在{start}{doing}。", detail=detail)
+        if not said:
+            return Outcome(f"I'll let you know {start}.", detail=detail)
+        return Outcome(f"I'll remind you {back} {start}.", detail=detail)
+    every = every_said(rule_of(when), ctx.lang)
     if zh:
-        return Outcome(f"好的，我会{every}提醒你{what}，第一次是{start}。", detail=detail)
-    return Outcome(f"I'll remind you to {what} {every}, starting {start}.", detail=detail)
+        doing = f"提醒你{what}" if said else "叫你"
+        return Outcome(f"好的，我会{every}{doing}，第一次是{start}。", detail=detail)
+    if not said:
+        return Outcome(f"I'll let you know {every}, starting {start}.", detail=detail)
+    return Outcome(f"I'll remind you {back} {every}, starting {start}.", detail=detail)
+
+
+#: Said when the reminder could not be written down (a full disk): never "I'll remind you".
+_NOT_KEPT = {
+    False: "Sorry, I couldn't keep that reminder: something went wrong with my storage.",
+    True: "对不起，这个提醒我没能记下来，存储出了问题。",
+}
 
 
 def refusal(reason: str, zh: bool) -> str:
@@ -124,12 +140,19 @@ async def cancel_any(args: dict[str, Any], ctx: Context, kind: str | None) -> Ou
     if not rows:
         return Outcome("我没找到这个提醒。" if zh else f"I couldn't find that {thing}.")
     if len(rows) == 1:
-        await book.cancel(rows[0]["id"])
+        if not await _cancelled([rows[0]], book):  # it fired or went meanwhile
+            return Outcome("我没找到这个提醒。" if zh else f"I couldn't find that {thing}.")
         if zh:
             return Outcome(f"好的，取消了：{describe(rows[0], ctx)}。")
         return Outcome(f"All right, I've cancelled it: {describe(rows[0], ctx)}.")
     choices = rows[:4]
     return _ask_which(choices, ctx, thing)
+
+
+async def _cancelled(rows: list[dict[str, Any]], book: ReminderBook) -> list[dict[str, Any]]:
+    """The rows of ``rows`` this call cancelled: only those are said to be cancelled (one
+    that fired or was cancelled meanwhile is not)."""
+    return [row for row in rows if await book.cancel(row["id"])]
 
 
 # Ordinals before bare numbers: "the second one" is the second.
@@ -158,9 +181,9 @@ def _ask_which(choices: list[dict[str, Any]], ctx: Context, thing: str) -> Outco
         return hits[0] if len(hits) == 1 else None
 
     async def then(index: int) -> str:
-        chosen = choices if index == -2 else [choices[index]]
-        for row in chosen:
-            await book.cancel(row["id"])
+        chosen = await _cancelled(choices if index == -2 else [choices[index]], book)
+        if not chosen:
+            return "我没找到这个提醒。" if zh else f"I couldn't find that {thing} any more."
         listed = "; ".join(describe(r, ctx) for r in chosen)
         return f"好的，取消了：{listed}。" if zh else f"All right, I've cancelled it: {listed}."
 
@@ -193,7 +216,8 @@ async def snooze_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     length = words.duration(seconds, ctx.lang)
     if zh:
         return Outcome(f"好的，{length}后（{at:%H:%M}）再提醒你{row['text']}。")
-    return Outcome(f"All right, I'll remind you to {row['text']} again in {length}, at {at:%H:%M}.")
+    # The text may be a task, a thing or a "don't": it follows the time, as it will be said.
+    return Outcome(f"All right, I'll remind you again in {length}, at {at:%H:%M}: {row['text']}.")
 
 
 _SECONDS = {"type": "integer", "minimum": 1, "maximum": 7 * 86400}

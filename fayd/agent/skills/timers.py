@@ -4,6 +4,7 @@ told fayd — never guessed (docs/reminders.md)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,7 +14,10 @@ from fayd.agent.skills.memory import recall
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.skills.reminder_words import in_chinese
 from fayd.agent.skills.reminders import cancel_any, refusal
+from fayd.errors import FaydError
 from fayd.reminders import BadReminder
+
+log = logging.getLogger(__name__)
 
 
 async def set_timer(args: dict[str, Any], ctx: Context) -> Outcome:
@@ -38,6 +42,10 @@ async def set_timer(args: dict[str, Any], ctx: Context) -> Outcome:
         )
     except BadReminder as exc:
         return Outcome(refusal(str(exc), zh))
+    except FaydError as exc:  # a full disk: no timer runs, and none is said to
+        log.error("could not keep a timer: %s", exc)
+        return Outcome("对不起，计时器没能设好。" if zh else "Sorry, I couldn't set that timer.")
+    ends = datetime.fromtimestamp(row["next_at"], ctx.tz)  # as kept: what will ring
     length = words.duration(int(seconds), ctx.lang)
     if zh:
         return Outcome(f"好的，{name}计时{length}，{ends:%H:%M}到。", detail={"timer": row["id"]})

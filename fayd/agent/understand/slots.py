@@ -12,6 +12,7 @@ from typing import Any
 
 import cn2an
 
+from fayd.agent.understand import everyday
 from fayd.agent.understand.care_rule import care_rule_slots
 from fayd.agent.understand.times import (
     Ambiguous,
@@ -324,6 +325,8 @@ _REMIND_EN = re.compile(
     r"set (a|up a) reminder( for| to)?|tell me( at .*?)? to|reminder (for|to|about))\s*",
     re.I,
 )
+#: "remind me about the dentist": said back "about the dentist", not "to the dentist".
+_ABOUT = re.compile(r"\bremind (me|us) about\b|\breminder (for|about)\b(?! (to|\d))", re.I)
 _FILLER = re.compile(
     r"^(please|can you|could you|would you|to|about|that|and|then)\b\s*|"
     r"\s*\b(please|thanks|thank you|dear|for me|at|on|in|by|every|tomorrow|today|tonight)$",
@@ -340,6 +343,10 @@ def _task(text: str, lang: str) -> str:
         text = re.sub(r"(请|帮我|麻烦你|你)?(提醒我|提醒一下|叫我|记得叫我)", "", text)
         return re.sub(r"[，。！？,.!?\s]+", "", text).strip()
     text = _REMIND_EN.sub("", text.strip(" .,!?")) if _REMIND_EN.search(text) else text
+    return _tidy(text)
+
+
+def _tidy(text: str) -> str:
     previous = None
     while previous != text:
         previous, text = text, _FILLER.sub("", text.strip(" .,!?")).strip()
@@ -348,11 +355,23 @@ def _task(text: str, lang: str) -> str:
 
 def _reminder(text: str, now: datetime, lang: str) -> dict[str, Any]:
     found = parse_when(text, now, lang)
-    slots: dict[str, Any] = {"what": _task(text, lang)}
+    # Everyday words ("give us a nudge about my tablets", "so I don't burn the cookies")
+    # keep how the task is said back: "about your tablets", "not to burn the cookies".
+    said = everyday.task(text, lang)
+    what, how = (_tidy(said[0]), said[1]) if said else (_task(text, lang), "")
+    if not how and _ABOUT.search(text):
+        how = "about"
+    slots: dict[str, Any] = {"what": what, "how": how} if how else {"what": what}
     if found is not None:
         key = "recurrence" if isinstance(found[0], Recurrence) else "when"
         slots[key] = found[0]
     return slots
+
+
+_NAMED_TIMER = re.compile(
+    r"\b(?!(?:a|an|the|my|set|start|minute|minutes|hour|second|new|another|that|this|kitchen)\b)"
+    r"([a-z]{3,12}) timer\b"
+)
 
 
 def _timer(text: str, now: datetime, lang: str) -> dict[str, Any]:
@@ -361,6 +380,10 @@ def _timer(text: str, now: datetime, lang: str) -> dict[str, Any]:
     named = re.search(r"\bfor (the|my) ([a-z ]{2,20}?)(,|$| for | timer)", _lower(text))
     if named and not re.search(r"\d|minute|hour|second", named.group(2)):
         slots["name"] = named.group(2).strip()
+    elif name := everyday.timer_name(text, lang):  # "… so I don't burn the cookies"
+        slots["name"] = name
+    elif found := _NAMED_TIMER.search(_lower(text)):  # "set an oven timer for 10 minutes"
+        slots["name"] = found.group(1)
     return slots
 
 
@@ -487,8 +510,10 @@ def _clock(slot: Any, night: bool) -> time:
     return time(22, 0) if night else time(7, 0)
 
 
-_ASKED_ABOUT = re.compile(r"how(?:'s| is| was| has| did)( my| our)? (\w+?)(?:'s)?\b")
-_ASKED_ABOUT_ZH = re.compile(r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)")
+_ASKED_ABOUT = re.compile(
+    r"(?:how(?:'s| is| was| has| did)|has|did|have)( my| our)? (\w+?)(?:'s)?\b(?! i\b)"
+)
+_ASKED_ABOUT_ZH = re.compile(r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天|吃药|药)")
 
 
 def _day_of(text: str, now: datetime, lang: str) -> dict[str, Any]:
@@ -529,7 +554,10 @@ def _appliance(text: str, now: datetime, lang: str) -> dict[str, Any]:
 
 def _cannot(text: str, now: datetime, lang: str) -> dict[str, Any]:
     low = _lower(text)
-    music = re.search(r"\b(music|songs?|tunes?|radio|hymns?|records?)\b|音乐|歌|曲子|戏", low)
+    music = re.search(
+        r"\b(music|songs?|tunes?|radio|hymns?|records?)\b|音乐|歌|曲子|戏|京剧|评剧|越剧|相声|评书",
+        low,
+    )
     return {"what": "music" if music else "call"}
 
 
