@@ -98,6 +98,7 @@ EMERGENCIES = [
     ("我喘不过气来", "breathing"),
     ("救命啊", "help"),
     ("快叫救护车", "help"),
+    ("我妈晕过去了", "fall"),  # 过去了 here is fainting, not "it has passed"
 ]
 HARMLESS = [
     "I fell for his jokes",
@@ -120,6 +121,8 @@ HARMLESS = [
     "it's breathtaking out there",
     "我爱上了养花",
     "股票又跌了",
+    "Oh I nearly fell about laughing, the cat's got her head stuck in the cereal box",
+    "我刚才差点笑晕过去，那段相声太逗了",
 ]
 
 
@@ -163,6 +166,36 @@ def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
         ("I had a lovely walk by the river today", "chitchat"),
         ("I've fallen over and I can't get up", "emergency"),
         ("What's your name?", "qa"),
+        ("Hi Fay, it's Anna. How's Mum been today?", "care.day"),
+        ("Has Mum taken her tablets today?", "care.day"),  # her day says; the model would guess
+        ("Morning Fay. Not a good night, me hip kept me awake.", "wellbeing.symptom"),
+        ("I had a good night's sleep", "chitchat"),  # no "good night", no symptom
+        ("No, I'm alright now, it's gone off.", "wellbeing.symptom"),  # better: glad words
+        # a week of a companion's life (benchmarks/companion.py): each once went to the model
+        ("My ankles have been swelling up something terrible.", "wellbeing.symptom"),
+        ("我腿有点肿，一按一个坑。", "wellbeing.symptom"),
+        ("I came over all wobbly getting out of the bath.", "wellbeing.symptom"),
+        ("我这两天老忘事，刚说的话一转身就忘了。", "wellbeing.symptom"),
+        (
+            "I've not been eating much these last few days, nothing tastes of anything.",
+            "wellbeing.symptom",
+        ),
+        ("How tall was my Harold?", "honest.past"),
+        ("What did the doctor say about my water tablets?", "honest.past"),
+        ("Is Sophie having a boy or a girl, did I say?", "honest.past"),
+        ("我上个月体检查的胆固醇是多少？", "honest.past"),
+        ("Is that higher than Monday's?", "honest.reading"),
+        ("What was I told my oxygen was on Tuesday?", "honest.reading"),
+        ("我那药一天吃两次还是一次？", "honest.advice"),
+        ("我孙子叫啥来着？", "memory.recall"),
+        ("我钥匙搁哪儿了？", "memory.recall"),
+        ("天气预报说今天下雨不？", "info.offline"),
+        ("给我放段京剧听听。", "info.cannot"),
+        ("Oh cancel that bin one, our Tom says he'll do them.", "reminder.cancel"),
+        (
+            "Oh I'm in a right state, there's smoke pouring out the toaster and the alarm's going.",
+            "emergency",
+        ),
     ],
 )
 def test_the_router_decides_before_any_model(router: Router, said: str, intent: str) -> None:

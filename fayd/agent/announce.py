@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -36,6 +37,11 @@ RETRY_S = 1.0
 REMIND = Action("guidance.remind", "remind", "warm", 0.6, 60)
 ALARM = Action("guidance.remind", "alert", "excited", 0.8, 80)
 URGENT_KINDS = frozenset({"alert", "emergency"})
+#: What the care engine says (fayd.care.effects): never on another person's device.
+CARE_KINDS = frozenset({"care", "question"})
+#: Whether what an announcement is ``about`` is still true ("care:<alert id>:open" → the
+#: ``care`` check is given "<alert id>:open"); False: the words are dropped, not said late.
+Truth = Callable[[str], Awaitable[bool]]
 #: A morning greeting that could not be said for this long is let go, not said at noon.
 GREETING_LATE_S = 3 * 3600.0
 
@@ -44,9 +50,16 @@ class Announcer(Protocol):
     """What another part (the care engine) calls to have something said to a user."""
 
     async def announce(
-        self, user: str, text: str, *, urgent: bool = False, kind: str = "reminder"
+        self,
+        user: str,
+        text: str,
+        *,
+        urgent: bool = False,
+        kind: str = "reminder",
+        about: str | None = None,
     ) -> bool:
-        """True when spoken on at least one device now, False when queued."""
+        """True when spoken on at least one device now, False when queued (``about``: what
+        must still be true when it is said, else it is dropped)."""
         ...
 
 
@@ -90,18 +103,45 @@ class Speaker:
         self._alarms: dict[int, _Alarm] = {}
         self._wake = asyncio.Event()
         self.spoken = 0
+        self.dropped = 0
+        #: Checks of what waiting words are about, by topic ("care": an alert still open).
+        self.truths: dict[str, Truth] = {}
+        #: Waiting words with no device of the person online: shown by ``fayd status``.
+        self._unheard: dict[int, dict[str, Any]] = {}
 
     # --- the Announcer port ----------------------------------------------------------------
     async def announce(
-        self, user: str, text: str, *, urgent: bool = False, kind: str = "reminder"
+        self,
+        user: str,
+        text: str,
+        *,
+        urgent: bool = False,
+        kind: str = "reminder",
+        about: str | None = None,
     ) -> bool:
+        if any(_same(w, user, text, kind, about) for w in self._waiting.values()):
+            return False  # said once: the same notice already waits ("Anna has seen …")
         now = self.book.clock.now().timestamp()
         item = {"user": user, "text": text, "urgent": urgent, "kind": kind, "due_at": now}
-        kept = await self.book.keep(item)
+        kept = await self.book.keep({**item, "about": about})
         if await self._try(kept):
             return True
         self._queue(kept)
         return False
+
+    def say_now(self, user: str, text: str, kind: str = "question") -> list[str]:
+        """Said at once on the user's own speakers that are free (even in quiet hours: the
+        care engine's check-in), never kept for later: a question whose moment has passed
+        is not asked late. The devices it was said on; [] when none could."""
+        free = [d for d in self.targets(user) if self.dialogue.free(d)]
+        for device in free:
+            self.dialogue.announce(device, user, text, REMIND)
+        for other in self._others(user, free):
+            self.devices.act(other, REMIND)
+        if free:
+            self.spoken += 1
+            log.info("%s said to %s on %s: %d chars", kind, user, ", ".join(free), len(text))
+        return free
 
     # --- the scheduler's delivery ----------------------------------------------------------
     async def deliver(self, item: dict[str, Any]) -> None:
@@ -116,8 +156,9 @@ class Speaker:
         while True:
             self.pulse.beat()
             for key, item in sorted(self._waiting.items(), key=lambda kv: kv[1]["due_at"]):
-                if await self._try(item):
+                if key in self._waiting and await self._try(item):
                     self._waiting.pop(key, None)
+                    await self._said_once(item)
             await self._ring()
             self._wake.clear()
             if self._waiting or self._alarms:
@@ -126,25 +167,74 @@ class Speaker:
                 await self.pulse.wait(self._wake)
 
     def status(self) -> dict[str, Any]:
-        return {"waiting": len(self._waiting), "ringing": len(self._alarms), "spoken": self.spoken}
+        unheard = [
+            {k: item.get(k) for k in ("user", "kind", "text", "due_at")}
+            for key, item in sorted(self._unheard.items())
+            if key in self._waiting
+        ]
+        return {
+            "waiting": len(self._waiting),
+            "ringing": len(self._alarms),
+            "spoken": self.spoken,
+            "dropped": self.dropped,
+            "unheard": unheard,  # no device of the person online to say them on
+        }
 
     def _queue(self, item: dict[str, Any]) -> None:
         self._waiting[item["id"]] = item
         self._wake.set()
 
+    async def _said_once(self, item: dict[str, Any]) -> None:
+        """The same words waiting for the same person are said once: the others go."""
+        for key, other in list(self._waiting.items()):
+            if _same(other, item["user"], item["text"], item["kind"], item.get("about")):
+                del self._waiting[key]
+                await self.book.spoken(key, [])
+
     # --- saying one thing ------------------------------------------------------------------
     def targets(self, user: str) -> list[str]:
-        """Online speakers to say a user's words on: theirs, else those nobody owns."""
-        if self.devices.assigned(user, "speaker"):
-            return self.devices.find("speaker", user)
-        return [d for d in self.devices.find("speaker") if self.devices.user_of(d) in (None, user)]
+        """Online speakers that are the user's own (docs/security.md, *Who is who*): theirs,
+        a shared one that names them, one nobody owns when they are the default user."""
+        return [d for d in self.devices.find("speaker") if self.devices.serves(d, user)]
+
+    async def _where(self, item: dict[str, Any]) -> list[str]:
+        """Where to say ``item``: the user's own speakers; a reminder or timer with none
+        online goes to the online speaker the user last spoke on (never the care engine's
+        words: they are the person's own)."""
+        targets = self.targets(item["user"])
+        if targets or item["kind"] in CARE_KINDS:
+            return targets
+        online = set(self.devices.find("speaker"))
+        spoken_on = await self.book.spoken_on(item["user"])
+        return [d for d in spoken_on if d in online][:1]
+
+    async def _true(self, item: dict[str, Any]) -> bool:
+        """What the words are about is still so (an unknown topic: nothing to check)."""
+        about = item.get("about") or ""
+        topic, _, rest = about.partition(":")
+        check = self.truths.get(topic)
+        if not about or check is None:
+            return True
+        try:
+            return await check(rest)
+        except Exception as exc:  # unsure: said, as before the check existed
+            log.error("could not check what announcement %s is about: %s", item["id"], exc)
+            return True
 
     async def _try(self, item: dict[str, Any]) -> bool:
         user, urgent = item["user"], bool(item["urgent"]) or item["kind"] in URGENT_KINDS
         now = self.book.clock.now()
-        targets = self.targets(user)
-        if not targets:  # no device of theirs online: wait (before asking the database)
+        if not await self._true(item):  # no longer true (an alert closed meanwhile)
+            log.info("%s %s for %s dropped: no longer true", item["kind"], item["id"], user)
+            await self.book.spoken(item["id"], [])
+            self._unheard.pop(item["id"], None)
+            self.dropped += 1
+            return True
+        targets = await self._where(item)
+        if not targets:  # no device of theirs online: wait (``fayd status`` shows it)
+            self._unheard[item["id"]] = item
             return False
+        self._unheard.pop(item["id"], None)
         if not urgent:
             if await self._quiet(user, now):
                 return False
@@ -181,7 +271,7 @@ class Speaker:
         if timer:
             self._alarms[item["id"]] = _Alarm(item, free, time.monotonic(), time.monotonic())
         if item.get("checkin_id"):
-            self._expect_answer(user, int(item["checkin_id"]), item.get("lang", "en"))
+            self._expect_answer(user, int(item["checkin_id"]), item.get("lang", "en"), free)
         return True
 
     async def _plan(self, user: str) -> list[tuple[datetime, str]]:
@@ -218,7 +308,7 @@ class Speaker:
                         self.dialogue.announce(device, alarm.item["user"], text, ALARM, tone=True)
 
     # --- medication answers ----------------------------------------------------------------
-    def _expect_answer(self, user: str, checkin: int, lang: str) -> None:
+    def _expect_answer(self, user: str, checkin: int, lang: str, on: list[str]) -> None:
         zh = lang == "zh"
 
         async def then(answer: str) -> str:
@@ -235,7 +325,8 @@ class Speaker:
                 else (f"All right, I'll ask you again in {minutes} minutes.")
             )
 
-        self.expectations.expect(user, yes_no, then)
+        # Answered where it was asked: another device's "yes" is no answer to it.
+        self.expectations.expect(user, yes_no, then, on=frozenset(on))
 
     async def _observe(self, user: str, checkin: int, answer: str) -> None:
         if self.memory is None or answer == "later":
@@ -252,3 +343,10 @@ class Speaker:
             )
         except Exception as exc:  # the check-in's own row has the answer already
             log.error("could not remember the medication answer: %s", exc)
+
+
+def _same(item: dict[str, Any], user: str, text: str, kind: str, about: str | None) -> bool:
+    """The same words to the same person, about the same thing (one alert's line is not
+    another's: the first may be dropped as no longer true while the second is said)."""
+    said = (item["user"], item["text"], item["kind"], item.get("about"))
+    return said == (user, text, kind, about)

@@ -38,6 +38,33 @@ class CareDays(Protocol):
         """Whether ``caregiver`` looks after ``person`` (docs/security.md, *Who is who*)."""
         ...
 
+    async def looked_after(self, caregiver: str) -> list[str]:
+        """The people ``caregiver`` looks after in particular: "Mum" said by a caregiver
+        of one person is that person."""
+        ...
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One stored sensor reading of a person (a care event): its sensor, when it was taken
+    (Unix time) and its values ({"sys": 152, "dia": 96} for a blood pressure)."""
+
+    sensor: str
+    at: float
+    values: dict[str, float]
+
+
+class Readings(Protocol):
+    """The readings the person's devices sent (the care events in SQLite; fayd.service
+    serves it): what "what was my blood pressure?" is answered with, never the model."""
+
+    async def latest(
+        self, user: str, sensors: tuple[str, ...], after: float = 0.0, before: float | None = None
+    ) -> Reading | None:
+        """The newest reading of one of ``sensors`` from ``user``'s devices taken in
+        [``after``, ``before``), with a value to say; None when there is none."""
+        ...
+
 
 @dataclass(frozen=True)
 class RuleDraft:
@@ -90,6 +117,11 @@ class Devices(Protocol):
         (over their care rules, the people they look after); a shared one never does."""
         ...
 
+    def serves(self, device: str, user: str) -> bool:
+        """Whether ``user``'s own words may be said on ``device``: theirs, a shared one that
+        names them, or one nobody owns when they are the default user."""
+        ...
+
     def has_role(self, device: str, role: str) -> bool: ...
 
     def audio_out_rate(self, device: str) -> int | None:
@@ -135,4 +167,22 @@ class Devices(Protocol):
         """Tell the person's devices, their caregivers' and the household
         (``<prefix>/alerts/<id>``, retained) at once; True when a caregiver will be told too
         (a care rule watches the person's calls)."""
+        ...
+
+
+class Wellbeing(Protocol):
+    """What a person says of how they feel, kept as a care event (sensor ``wellbeing``) the
+    care rules, the daily digest and ``fayd today`` see; and a notice to the family who look
+    after them, when the person wants it (fayd.service.wellbeing serves it)."""
+
+    async def record(self, user: str, device: str, data: dict[str, Any], at: float) -> int:
+        """Keep it as ``user``'s (on any device); the stored event's id."""
+        ...
+
+    async def family(self, user: str) -> list[str]:
+        """The caregivers who look after ``user`` (none: there is no one to tell)."""
+        ...
+
+    async def tell_family(self, user: str, title: str, body: str) -> list[str]:
+        """Queue a notice to them (the care outbox: retried until it goes); who it is for."""
         ...

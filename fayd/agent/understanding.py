@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from fayd.agent.expect import Expectations
-from fayd.agent.ports import CLI, CareDays, CareRules, Devices
+from fayd.agent.ports import CLI, CareDays, CareRules, Devices, Readings, Wellbeing
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.skills.care import told_day
@@ -53,6 +53,10 @@ SKILL_OF = {
     "info.cannot": "cannot",
     "care.day": "day_digest",
     "care.rule": "care_rule",
+    "wellbeing.symptom": "symptom",
+    "honest.reading": "last_reading",
+    "honest.advice": "no_advice",
+    "honest.past": "own_past",
 }
 #: Intents the conversation itself handles (no skill, no model).
 OWN = frozenset({"stop", "reset", "chitchat"})
@@ -72,6 +76,7 @@ class Understanding:
         expectations: Expectations | None = None,
         days: CareDays | None = None,
         rules: CareRules | None = None,
+        readings: Readings | None = None,
     ) -> None:
         """``clock``: the household's time now (tests give their own); ``expectations``:
         questions asked outside a turn (a medication check-in) whose answer may come;
@@ -79,6 +84,9 @@ class Understanding:
         by a caregiver ("tell me if Mum hasn't moved by 10")."""
         self.days = days
         self.rules = rules
+        self.readings = readings  # the person's stored readings (fayd.agent.skills.honest)
+        #: Feeling unwell kept as a care event, the family told (set by fayd.service).
+        self.wellbeing: Wellbeing | None = None
         self.clock = clock or (lambda: datetime.now(tz))
         self.router = router
         self.skills = skills
@@ -97,7 +105,7 @@ class Understanding:
     def decide(self, question: str, user: str, device: str) -> Decision:
         """What the question is; an open question of a skill is answered or dropped here."""
         key = (user, device)
-        answered = self.expectations.take(user, question, self.vouched(user, device))
+        answered = self.expectations.take(user, question, self.vouched(user, device), device)
         if answered is not None:  # "yes" to "Did you take them?"
             expected, value = answered
             slots = {"expected": expected, "value": value}
@@ -131,6 +139,8 @@ class Understanding:
             return await self._small_talk(decision.lang, decision.slots, user, device)
         if decision.intent == "answer":
             said = await decision.slots["expected"].then(decision.slots["value"])
+            if isinstance(said, Outcome):  # the asker's own (remembered, with its detail)
+                return said
             return Outcome(said, detail={"answer": str(decision.slots["value"])})
         if decision.intent in OWN:
             return None
@@ -204,6 +214,8 @@ class Understanding:
             self.days,
             self.rules,
             self.vouched(user, device),
+            readings=self.readings,
+            wellbeing=self.wellbeing,
         )
 
     async def _qa(self, decision: Decision, ctx: Context) -> Outcome:

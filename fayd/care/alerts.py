@@ -15,13 +15,17 @@ import sqlite_utils
 
 from fayd.care import ladder
 from fayd.care import records as rec
-from fayd.care.evaluate import Clear, Fire
+from fayd.care.evaluate import Clear, Event, Fire
 from fayd.care.rules import Rule
 from fayd.logwords import words
 
 log = logging.getLogger(__name__)
+#: The sensor of a spoken call for help (fayd.care.engine.EMERGENCY).
+EMERGENCY = "emergency"
 #: Urgent alerts of one person this close together are one incident (one alert).
 INCIDENT_S = 15 * 60
+#: The rule of a call for help that no rule watches (said before any caregiver was set up).
+NO_RULE = ""
 
 
 class AlertBook:
@@ -145,6 +149,60 @@ class AlertBook:
             out.append(("joined", joined))
         return out
 
+    def unwatched(
+        self, db: sqlite_utils.Database, ev: Event, now: float
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """A call for help no rule watches (said before any caregiver or rule was set up):
+        a care alert like any other — in the digest, taken with ``fayd care alerts ack``,
+        cleared in Home Assistant when it ends — that tells no one, as there is no one to
+        tell (the person heard so). A second call within minutes is the same incident."""
+        alert_id = str(ev.data["alert_id"])
+        if rec.alert(db, alert_id) is not None:  # already kept (a report sent again)
+            return []
+        text = str(ev.data.get("said") or "a call for help")
+        for alert in rec.alerts(db, ("open",)):
+            recent = 0 <= ev.at - alert["opened_at"] <= INCIDENT_S
+            if alert["rule"] == NO_RULE and alert["user"] == ev.user and recent:
+                count = alert["count"] + 1
+                detail = {**alert["detail"], "also": [*alert["detail"].get("also", []), text][-10:]}
+                rec.update_alert(db, alert["id"], count=count, detail=detail)
+                joined = {
+                    **alert,
+                    "id": alert_id,
+                    "text": text,
+                    "opened_at": ev.at,
+                    "state": "resolved",
+                    "closed_by": f"the same incident as {alert['id']}",
+                    "detail": {"sensor": EMERGENCY},
+                }
+                updated = {**alert, "count": count, "detail": detail}
+                return [("updated", updated), ("joined", joined)]
+        alert = {
+            "id": alert_id,
+            "rule": NO_RULE,
+            "user": ev.user,
+            "kind": "emergency",
+            "severity": "critical",
+            "text": text,
+            "state": "open",
+            "opened_at": ev.at,
+            "step": 0,  # no check-in, no ladder: it waits to be acknowledged
+            "step_until": None,
+            "count": 1,
+            "closed_at": None,
+            "closed_by": None,
+            "detail": {
+                "sensor": EMERGENCY,
+                "device": ev.device,
+                "key": "",
+                "answer": "skipped",
+                "unwatched": True,
+            },
+        }
+        rec.insert_alert(db, alert)
+        log.warning("care alert %s for %s: a call for help no rule watches", alert_id, ev.user)
+        return [("opened", alert)]
+
     def clear(
         self, db: sqlite_utils.Database, rule: Rule, clear: Clear, now: float
     ) -> list[tuple[str, dict[str, Any]]]:
@@ -197,6 +255,7 @@ class AlertBook:
             self.zone,
             step,
             alert["detail"].get("answer", ""),
+            alert["detail"].get("unasked", ""),
         )
         return ladder.title(alert["severity"], alert["user"]), body
 
@@ -252,10 +311,20 @@ class AlertBook:
         if meaning == "fine":
             why = f"{alert['user']} said they are fine ({answer!r})"
             return [("resolved", self.close(db, alert, "resolved", why, now))]
-        rec.update_alert(
-            db, alert_id, step_until=now, detail={**alert["detail"], "answer": meaning}
-        )
+        detail = {**alert["detail"], "answer": meaning}
+        if meaning == ladder.UNASKED:  # ``answer`` is why nothing could be asked
+            detail["unasked"] = answer or "offline"
+        rec.update_alert(db, alert_id, step_until=now, detail=detail)
         return []
+
+    def still_true(self, db: sqlite_utils.Database, about: str) -> bool:
+        """Whether words waiting to be said about an alert are still true: ``about`` is
+        "<alert id>:open" (the alert is open) or "<alert id>:asking" (its check-in is)."""
+        alert_id, _, what = about.rpartition(":")
+        alert = rec.alert(db, alert_id)
+        if alert is None or alert["state"] != "open":
+            return False
+        return what != "asking" or alert["step"] == ladder.CHECKIN
 
     def acknowledge(
         self, db: sqlite_utils.Database, alert_id: str, by: str, state: str, now: float

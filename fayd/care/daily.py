@@ -25,6 +25,7 @@ from fayd.care.digest import MedicationDay, compose
 from fayd.care.effects import Effects
 from fayd.care.gather import gather
 from fayd.care.household import load as load_household
+from fayd.care.household import person_called
 from fayd.care.rules import clock as hhmm
 from fayd.memory import NewNode, normalize_tags
 from fayd.store import Store
@@ -162,17 +163,24 @@ class DailyDigest:
 
     async def about(self, who: str, day: date) -> str | None:
         """For the agent's "how was Mum today?" (fayd.agent.ports.CareDays): the digest of
-        ``who``'s day, None when no household member is called that."""
-        default_user = self.engine.effects.default_user
-        known = await self.engine.store.run(rec.known, default_user)
-        if who not in known.users:
-            return None
-        return await self.text(who, day)
+        ``who``'s day, None when no household member is called that (in any case: the
+        digest's "Mum" is the household's "mum")."""
+        person = await self._person(who)
+        return None if person is None else await self.text(person, day)
 
     async def watches(self, caregiver: str, person: str) -> bool:
         """Whether ``caregiver`` looks after ``person`` (fayd.care.household)."""
         household = await self.engine.store.run(load_household)
-        return household.watches(caregiver, person)
+        return household.watches(caregiver, await self._person(person) or person)
+
+    async def looked_after(self, caregiver: str) -> list[str]:
+        """Who ``caregiver`` looks after in particular (fayd.care.household)."""
+        household = await self.engine.store.run(load_household)
+        return sorted(household.looked_after(caregiver))
+
+    async def _person(self, who: str) -> str | None:
+        known = await self.engine.store.run(rec.known, self.engine.effects.default_user)
+        return person_called([who], known.users)
 
     async def send(self, user: str, day: date, scheduled: bool = False) -> dict[str, Any]:
         """Compose and queue the digest; ``scheduled``: once for the day (None queued when

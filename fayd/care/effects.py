@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from fayd.care import ladder
-from fayd.care.ports import Announcer, Asker, Publisher
+from fayd.care.ports import Announcer, Asker, Publisher, Unasked
 from fayd.memory import Memory, NewNode, normalize_tags
 from fayd.protocol import Alert
 
@@ -79,6 +79,8 @@ class Effects:
         self.asker = asker
         #: The engine's answer handler (set by the engine's builder).
         self.on_answer: Callable[[str, str | None], Awaitable[None]] | None = None
+        #: The engine's handler of a check-in that could not be asked (alert id, why).
+        self.on_unasked: Callable[[str, str], Awaitable[None]] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -102,7 +104,8 @@ class Effects:
             self._background(self._check_in(alert))
         elif what == "opened" and (line := REASSURE.get(alert["detail"].get("sensor"))):
             if self.announcer is not None:  # straight to the caregivers: the person hears so
-                self._background(self._say(alert, line))
+                # True only while the alert is open: not said late, after it was taken.
+                self._background(self._say(alert, line, f"care:{alert['id']}:open"))
 
     def taken(self, alert: dict[str, Any], who: str) -> None:
         """A caregiver (``who``, as said to the person) acknowledged ``alert``: the person
@@ -114,10 +117,12 @@ class Effects:
         line = f"{who} has seen your alert."
         self._background(self._say(alert, line))
 
-    async def _say(self, alert: dict[str, Any], line: str) -> None:
+    async def _say(self, alert: dict[str, Any], line: str, about: str | None = None) -> None:
         assert self.announcer is not None
         try:
-            await self.announcer.announce(alert["user"], line, urgent=True, kind="care")
+            await self.announcer.announce(
+                alert["user"], line, urgent=True, kind="care", about=about
+            )
         except Exception as exc:
             log.error("care alert %s: could not tell %s: %s", alert["id"], alert["user"], exc)
 
@@ -146,9 +151,20 @@ class Effects:
                 if self.on_answer is not None:
                     await self.on_answer(alert["id"], answer)
             elif self.announcer is not None:  # no way to answer: silence escalates in time
-                await self.announcer.announce(user, question, urgent=True, kind="checkin")
-        except Exception as exc:  # speech failed: the rung's deadline escalates anyway
+                about = f"care:{alert['id']}:asking"  # never said once the check-in is over
+                said = await self.announcer.announce(
+                    user, question, urgent=True, kind="care", about=about
+                )
+                if not said:
+                    raise Unasked("offline")
+        except Unasked as exc:  # nothing was asked: the caregivers are told so, at once
+            log.warning("care alert %s: could not ask %s (%s)", alert["id"], user, exc.why)
+            if self.on_unasked is not None:
+                await self.on_unasked(alert["id"], exc.why)
+        except Exception as exc:  # speech failed: the caregivers are told it could not ask
             log.error("care alert %s: the check-in failed: %s", alert["id"], exc)
+            if self.on_unasked is not None:
+                await self.on_unasked(alert["id"], "failed")
 
     async def _remember(self, what: str, alert: dict[str, Any]) -> None:
         if self.memory is None:

@@ -82,7 +82,11 @@ class CareEngine:
         self.send_failures = 0
         #: The clock's time at the last pass that finished: the rules are judged up to here.
         self.checked_at: float | None = None
+        #: A check-in's answer → "fine" / "trouble" / "silence" (the service reads it with
+        #: the agent's words; the ladder's own patterns stand in without one).
+        self.understand: Callable[[str | None], str] = ladder.understood
         effects.on_answer = self.answered
+        effects.on_unasked = lambda alert_id, why: self.answered(alert_id, why, unasked=True)
         self.book = AlertBook(zone, lambda: effects.can_speak)
         #: Urgent events judged on arrival; alerts raised from memory (fayd.care.early).
         self.early = Early(self.book, deliver, zone)
@@ -266,11 +270,16 @@ class CareEngine:
         events = [_with_user(self.owners, ev) for ev in events]
         reports = [r for r in reports if not _judged_before(db, r, start)]
         decisions: list[tuple[Rule, Decision]] = []
+        unwatched: list[Event] = []  # calls for help no rule fired on
         for ev in [*reports, *events]:
+            before = len(decisions)
             for rule in rules:
                 if ev.id and ev.key in judged and urgent(rule):
                     continue  # judged on arrival, as a report
                 decisions += [(rule, d) for d in on_event(rule, states[rule.name], ev, self.zone)]
+            fired = any(isinstance(d, Fire) for _, d in decisions[before:])
+            if ev.sensor == EMERGENCY and ev.data.get("alert_id") and not fired:
+                unwatched.append(ev)
         for rule in rules:
             decisions += [(rule, d) for d in on_tick(rule, states[rule.name], now, self.zone)]
         changes = []
@@ -279,6 +288,8 @@ class CareEngine:
                 changes += self.book.fire(db, rule, decision, now)
             elif isinstance(decision, Clear):
                 changes += self.book.clear(db, rule, decision, now)
+        for ev in unwatched:  # before any caregiver or rule: a care alert all the same
+            changes += self.book.unwatched(db, ev, now)
         # Only what changed is written: an idle minute writes nothing (an SD card's wear).
         if cursor != kept.get("cursor"):
             rec.set_state(db, "cursor", cursor)
@@ -291,9 +302,11 @@ class CareEngine:
 
     # --- answers and acknowledgements -----------------------------------------------------
 
-    async def answered(self, alert_id: str, answer: str | None) -> None:
-        """The person's answer to a check-in: "fine" resolves, anything else escalates."""
-        meaning = ladder.understood(answer)
+    async def answered(self, alert_id: str, answer: str | None, unasked: bool = False) -> None:
+        """The person's answer to a check-in: "fine" resolves, anything else escalates.
+        ``unasked``: nothing could ask it (``answer`` says why: offline, busy, failed): the
+        ladder goes on now, and the caregivers read that nothing was asked."""
+        meaning = ladder.UNASKED if unasked else self.understand(answer)
         done = await self.store.run(self.book.answer, alert_id, meaning, answer, self.clock())
         for what, alert in done:
             self.effects.changed(what, alert)
@@ -307,7 +320,7 @@ class CareEngine:
         self.effects.changed(state, done)
         if before is not None and before["state"] == "open" and done["state"] != "open":
             caregivers = await self.store.run(rec.caregivers)
-            self.effects.taken(done, by.capitalize() if by in caregivers else "Your family")
+            self.effects.taken(done, ladder.named(by) if by in caregivers else "Your family")
         self.wake()
         return done
 

@@ -7,7 +7,7 @@ alerts; on a ladder, only its caregivers acknowledge."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,12 @@ class Household:
         people = self.caregivers.get(caregiver)
         return people is not None and (not people or person in people)
 
+    def looked_after(self, caregiver: str) -> frozenset[str]:
+        """The people ``caregiver`` was added for or is on the ladder of (empty for a
+        caregiver of the whole household: no one in particular)."""
+        on_ladders = {p for p, ladder in self.ladders.items() if caregiver in ladder}
+        return frozenset(self.caregivers.get(caregiver, frozenset()) | on_ladders)
+
     def watchers(self, person: str) -> frozenset[str]:
         return frozenset(c for c in self.caregivers if self.watches(c, person))
 
@@ -42,6 +48,19 @@ class Household:
         if ladder is None:
             return who in self.watchers(alert["user"])
         return who in ladder
+
+
+def person_called(names: Sequence[str], members: Iterable[str]) -> str | None:
+    """The household member the first of ``names`` is (as kept: "Mum", "mum", "MUM" are one
+    person), or None. The one resolver of a person said in words: "how was Mum today?" and
+    "tell me if mum's oxygen drops" find who the digest names. ``names``: a word and what it
+    may stand for (the agent's kin words: "mum" → mum, mom, mother …; 妈妈 → the same)."""
+    kept = {m.casefold(): m for m in sorted(members)}
+    for name in names:
+        found = kept.get(name.strip().casefold())
+        if found is not None:
+            return found
+    return None
 
 
 def load(db: sqlite_utils.Database, kept: list[Rule] | None = None) -> Household:

@@ -17,6 +17,14 @@ CHECKIN = -1
 CLOSING = -2
 #: Outbox steps of the notes that add to an alert (the same incident again): UPDATE - count.
 UPDATE = -10
+#: A check-in's "answer" when nothing could ask it (no speaker of the person online).
+UNASKED = "unasked"
+#: Why a check-in could not be asked, as a caregiver reads it ({} is the person).
+UNASKED_WHY = {
+    "offline": "{} has no speaker online, so I could not ask if all was well.",
+    "busy": "{}'s speaker stayed busy, so I could not ask if all was well.",
+    "failed": "I could not ask {} if all was well: the speaker failed.",
+}
 
 _FINE = re.compile(
     r"\b(i'?m|i am)\s+(fine|ok|okay|all right|alright|good)\b|^\s*(yes|yeah|yep|fine|ok|okay|"
@@ -89,14 +97,23 @@ def title(severity: str, user: str) -> str:
 
 
 def notice(
-    alert: str, user: str, text: str, at: float, zone: tzinfo, step: int, answer: str
+    alert: str,
+    user: str,
+    text: str,
+    at: float,
+    zone: tzinfo,
+    step: int,
+    answer: str,
+    unasked: str = "",
 ) -> str:
-    """What a caregiver receives: who, what, when, and what fayd did first."""
+    """What a caregiver receives: who, what, when, and what fayd did first — only what
+    happened (``unasked``: why the check-in could not be asked)."""
     when = datetime.fromtimestamp(at, zone)
     user = named(user)
     said = {
         "silence": f"I asked {user} if all was well and heard no answer.",
         "trouble": f"I asked {user} if all was well; the answer was not reassuring.",
+        UNASKED: UNASKED_WHY.get(unasked, UNASKED_WHY["offline"]).format(user),
         "skipped": "",
     }.get(answer, "")
     before = " Nobody has acknowledged it yet." if step > 0 else ""

@@ -14,13 +14,32 @@ class Announcer(Protocol):
     """Speech that fayd starts itself (the reminders' proactive speech)."""
 
     async def announce(
-        self, user: str, text: str, *, urgent: bool = False, kind: str = "reminder"
-    ) -> bool: ...
+        self,
+        user: str,
+        text: str,
+        *,
+        urgent: bool = False,
+        kind: str = "reminder",
+        about: str | None = None,
+    ) -> bool:
+        """``about``: what must still be true when it is said ("care:<alert id>:open"), or
+        the words are dropped (fayd.agent.announce.Speaker.truths)."""
+        ...
+
+
+class Unasked(Exception):
+    """The check-in could not be said: no speaker of the person is online (``why`` is
+    "offline"), or none was free to say it in time ("busy"). Nothing was asked."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class Asker(Protocol):
     """Ask ``user`` a yes/no question aloud and return what they answered, as text, or None
-    when nothing was heard within ``timeout_s`` (silence)."""
+    when nothing was heard within ``timeout_s`` (silence). Raises :class:`Unasked` when the
+    question could not be said at all."""
 
     async def ask(self, user: str, question: str, *, timeout_s: float) -> str | None: ...
 

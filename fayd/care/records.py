@@ -140,8 +140,8 @@ def last_event_id(db: sqlite_utils.Database) -> int:
 def new_events(db: sqlite_utils.Database, after: int, limit: int) -> list[Event]:
     """Events stored after ``after``, oldest first, with their device's user."""
     rows = db.execute(
-        "SELECT e.id, e.device, coalesce(s.user, d.user, ''), e.sensor, e.ts, e.received_at,"
-        " e.data, e.epoch, e.seq FROM device_events e"
+        "SELECT e.id, e.device, coalesce(e.user, s.user, d.user, ''), e.sensor, e.ts,"
+        " e.received_at, e.data, e.epoch, e.seq FROM device_events e"
         " LEFT JOIN device_settings s ON s.device = e.device"
         " LEFT JOIN devices d ON d.id = e.device WHERE e.id > ? ORDER BY e.id LIMIT ?",
         [after, limit],

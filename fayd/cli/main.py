@@ -17,6 +17,7 @@ from fayd.cli.client import call, is_system, load_cli_config
 from fayd.cli.failures import EXIT_BUG, EXIT_INTERRUPTED, EXIT_PIPE, explain
 from fayd.config import Config, load_config
 from fayd.errors import FaydError
+from fayd.protocol.text import shown
 
 
 def cmd_run(cfg: Config, args: argparse.Namespace) -> int:
@@ -85,6 +86,8 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
             f"reminders: {rem['fired']} fired, {rem['waiting']} waiting to be said,"
             f" {rem['unconfirmed']} medication unconfirmed{broken}"
         )
+        for item in rem.get("unheard", []):  # nowhere to say it: the household should know
+            print(f"reminders: {_unheard_line(item)}")
     if backup := status.get("backup"):
         print(f"backup: {_backup_line(backup)}")
     if disk := status.get("disk"):
@@ -124,6 +127,13 @@ def _model_word(model: dict[str, Any]) -> str:
     if model["file"]:  # it was there: broken, at start or since
         return f"BROKEN {model['file']}"
     return "MISSING"
+
+
+def _unheard_line(item: dict[str, Any]) -> str:
+    """A reminder or timer waiting with no speaker of its person online."""
+    due = time.strftime("%H:%M", time.localtime(item["due_at"]))
+    who, what = shown(str(item["user"])), shown(str(item["text"]))
+    return f"NOT SAID to {who} (no speaker of theirs online): {what} (due {due})"
 
 
 def _care_lines(care: dict[str, Any]) -> list[str]:

@@ -96,6 +96,10 @@ class DeviceActions:
     def vouches(self, device: str, user: str) -> bool:
         return self.registry.vouches(device, user)
 
+    def serves(self, device: str, user: str) -> bool:
+        state = self.registry.states.get(device)
+        return bool(state and state.ownership.serves(user, self.registry.default_user))
+
     def _keep(self, write: Callable[..., Any], *args: Any) -> None:
         """A write to the database, in the background (the loop goes on; a failure is
         logged: the device was told already)."""

@@ -207,6 +207,10 @@ class ReminderBook:
     async def waiting(self) -> list[dict[str, Any]]:
         return await self.store.run(queue.waiting)
 
+    async def spoken_on(self, user: str) -> list[str]:
+        """The devices ``user`` last spoke on, the latest first."""
+        return await self.store.run(queue.spoken_on, user)
+
     async def spoken(self, announcement: int, devices: list[str]) -> None:
         at = self.clock.now().timestamp()
         await self.store.run(queue.spoken, announcement, devices, at)

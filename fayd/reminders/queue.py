@@ -41,12 +41,14 @@ def keep(
     due_at: float,
     reminder: int | None = None,
     checkin: int | None = None,
+    about: str | None = None,
 ) -> dict[str, Any]:
+    """``about``: what must still be true when it is said (fayd.agent.announce)."""
     now = time.time()
     cursor = db.execute(
         "INSERT INTO announcements (username, text, kind, urgent, lang, due_at, created_at,"
-        " reminder_id, checkin_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [user, text, kind, int(urgent), lang, due_at, now, reminder, checkin],
+        " reminder_id, checkin_id, about) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [user, text, kind, int(urgent), lang, due_at, now, reminder, checkin, about],
     )
     return {
         "id": int(cursor.lastrowid),
@@ -58,6 +60,7 @@ def keep(
         "due_at": due_at,
         "reminder_id": reminder,
         "checkin_id": checkin,
+        "about": about,
     }
 
 
@@ -73,6 +76,7 @@ def announce(db: sqlite_utils.Database, item: dict[str, Any]) -> dict[str, Any]:
         float(item["due_at"]),
         item.get("reminder_id"),
         item.get("checkin_id"),
+        item.get("about"),
     )
 
 
@@ -80,7 +84,7 @@ def waiting(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     rows = rows_of(
         db.execute(
             "SELECT id, username AS user, text, kind, urgent, lang, due_at, reminder_id,"
-            " checkin_id FROM announcements WHERE state = 'waiting' ORDER BY due_at, id"
+            " checkin_id, about FROM announcements WHERE state = 'waiting' ORDER BY due_at, id"
         )
     )
     for row in rows:
@@ -93,6 +97,17 @@ def spoken(db: sqlite_utils.Database, announcement: int, devices: list[str], at:
         "UPDATE announcements SET state = 'spoken', spoken_at = ?, devices = ? WHERE id = ?",
         [at, json.dumps(devices), announcement],
     )
+
+
+def spoken_on(db: sqlite_utils.Database, user: str) -> list[str]:
+    """The devices ``user`` last spoke or typed on, the latest first (fayd's own
+    conversation of the command line is no device)."""
+    rows = db.execute(
+        "SELECT device FROM conversations WHERE user = ? AND device != 'cli'"
+        " GROUP BY device ORDER BY max(last_at) DESC LIMIT 5",
+        [user],
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 # --- check-ins -------------------------------------------------------------------------

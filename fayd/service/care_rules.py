@@ -15,6 +15,7 @@ from fayd.care import admin
 from fayd.care import records as rec
 from fayd.care.engine import CareEngine
 from fayd.care.household import load as load_household
+from fayd.care.household import person_called
 from fayd.care.rules import DEFAULT_ACK_S, CareError, Known, check_rule, free_name
 
 #: The care operations that take a whole rule (fayd.care.admin), checked for shape first.
@@ -89,7 +90,7 @@ class RulesInWords:
             known = rec.known(db, default_user)
             if caregiver not in known.caregivers:
                 return RuleDraft(None, problem="caregiver", reason=f"no caregiver {caregiver!r}")
-            person = next((n for n in names if n in known.users), None)
+            person = person_called(names, known.users)  # as the digest finds them
             owners = _owners(db)
             device = room_device(known.devices, owners, room, person) if room else None
             if person is None and not names and device is not None:

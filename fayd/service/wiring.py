@@ -6,6 +6,7 @@ the Sender; it sees and acts on devices through ``DeviceActions``. Nothing below
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
-from fayd.agent.ports import CareDays, CareRules
+from fayd.agent.ports import CareDays, CareRules, Readings
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
 from fayd.agent.understand.intents import IntentClassifier, load_examples
@@ -45,7 +46,10 @@ from fayd.reminders import ReminderBook, Scheduler, SystemClock
 from fayd.reminders.queue import Settings as CheckSettings
 from fayd.service.care_rules import RulesInWords
 from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
+from fayd.service.checkins import meaning as checkin_meaning
 from fayd.service.engines import Engines
+from fayd.service.readings import StoredReadings
+from fayd.service.wellbeing import SaidWellbeing
 from fayd.store import Store
 from fayd.zone import household_zone, zone_name
 
@@ -177,6 +181,7 @@ def understanding(
     expectations: Expectations | None = None,
     days: CareDays | None = None,
     rules: CareRules | None = None,
+    readings: Readings | None = None,
 ) -> Understanding:
     """The router (its intents embedded once, now) and the skills. A broken qa.csv or
     intents file stops the start with the file, line and reason (a ConfigError)."""
@@ -195,7 +200,18 @@ def understanding(
     now = (lambda: clock.now().astimezone(tz)) if clock is not None else None
     prefs = Preferences(store)
     return Understanding(
-        router, skills, devices, memory, prefs, tz, now, reminders, expectations, days, rules
+        router,
+        skills,
+        devices,
+        memory,
+        prefs,
+        tz,
+        now,
+        reminders,
+        expectations,
+        days,
+        rules,
+        readings if readings is not None else StoredReadings(store),
     )
 
 
@@ -270,7 +286,10 @@ def build(
     alerts = HouseholdAlerts(registry, sender, announce, conclude)
     registry.on_hello = alerts.said_hello
     effects = Effects(cfg.agent.default_user, alerts, memory, *speech)
-    clock, expectations = test_clock(), Expectations()
+    clock = test_clock()
+    # A moved test clock moves the open questions' lifetimes too (a day later, "yes" is no
+    # answer to the morning's offer).
+    expectations = Expectations(lambda: time.monotonic() + clock.offset_s)
     care = CareEngine(
         store, AppriseDeliver(), effects, household_zone(cfg), lambda: clock.now().timestamp()
     )
@@ -328,6 +347,9 @@ def build(
     reminding = Reminding(clock, book, scheduler, speaker, expectations)
     if speech == (None, None):  # the care check-ins speak through the reminders' speaker
         effects.announcer, effects.asker = speaker, CareCheckIns(speaker, expectations)
+    care.understand = checkin_meaning  # "right as rain" is fine; "no, I've fallen" no answer
+    # A care line waiting to be said: is its alert still open (docs/reminders.md)?
+    speaker.truths["care"] = lambda about: store.run(care.book.still_true, about)
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed
     event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
@@ -338,6 +360,9 @@ def build(
             event_memory.wake()
 
     events = EventWriter(store, sender, stored)
+    if dialogue.understanding is not None:  # feeling unwell, kept as a care event
+        now = lambda: clock.now().timestamp()  # noqa: E731
+        dialogue.understanding.wellbeing = SaidWellbeing(store, stored, now)
     events.on_arrival = care.arrived
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
     hub.on_ack = care.device_ack

@@ -261,7 +261,7 @@ def events_to_remember(db: sqlite_utils.Database, limit: int) -> list[dict[str, 
     marking them)."""
     rows = db.execute(
         "SELECT e.id, e.device, e.seq, e.sensor, e.ts, e.data, e.received_at,"
-        " coalesce(s.user, d.user)"
+        " coalesce(e.user, s.user, d.user)"
         " FROM device_events e LEFT JOIN device_settings s ON s.device = e.device"
         " LEFT JOIN devices d ON d.id = e.device"
         " WHERE e.remembered = 0 ORDER BY e.id LIMIT ?",

@@ -442,6 +442,19 @@ def m013_checksums(db: sqlite_utils.Database) -> None:
     checksum.sign_unsigned(db)
 
 
+def m014_announcement_about(db: sqlite_utils.Database) -> None:
+    """What waiting words are about ("care:<alert id>:open"): checked when they are said,
+    and dropped when it is no longer so (fayd.agent.announce)."""
+    db.execute("ALTER TABLE announcements ADD COLUMN about TEXT")
+
+
+def m015_event_user(db: sqlite_utils.Database) -> None:
+    """Whose an event is when no device says it: what a person told fayd of how they feel
+    (sensor ``wellbeing``, fayd.service.wellbeing) is theirs on any device, shared or not.
+    NULL for a device's own events (its person is the device's, as before)."""
+    db.execute("ALTER TABLE device_events ADD COLUMN user TEXT")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -456,6 +469,8 @@ MIGRATIONS: list[Migration] = [
     m011_reminders,
     m012_household,
     m013_checksums,
+    m014_announcement_about,
+    m015_event_user,
 ]
 
 

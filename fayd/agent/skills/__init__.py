@@ -7,11 +7,13 @@ from fayd.agent.skills import (
     care_rules,
     clock,
     devices,
+    honest,
     info,
     memory,
     reminders,
     smalltalk,
     timers,
+    wellbeing,
 )
 from fayd.agent.skills.registry import Context, Outcome, Skill, SkillError, Skills
 
@@ -25,9 +27,11 @@ def all_skills() -> Skills:
             *care.SKILLS,
             *care_rules.SKILLS,
             *info.SKILLS,
+            *honest.SKILLS,
             *reminders.SKILLS,
             *timers.SKILLS,
             *smalltalk.SKILLS,
+            *wellbeing.SKILLS,
         ]
     )
 

@@ -15,6 +15,7 @@ from typing import Any
 from fayd.agent.ports import CareDays
 from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
+from fayd.agent.skills.after_fall import expect_fall_answer
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.protocol import Action, Alert
 
@@ -88,8 +89,12 @@ async def emergency(args: dict[str, Any], ctx: Context) -> Outcome:
         detail={"emergency": kind},
     )
     told = ctx.devices.raise_alert(alert)
+    if ctx.expect is not None:  # an older question ("Shall I remind you?") is over now:
+        ctx.expect.drop(ctx.user)  # "好点了" after the alarm is no yes to it
     zh = ctx.lang == "zh"
     said = (TOLD if told else ALONE)[zh] + ("" if zh else " ") + ADVICE[kind][zh]
+    if kind == "fall":  # "Are you hurt anywhere?": the answer is read in code, not the model's
+        expect_fall_answer(ctx, alert.id, told)
     return Outcome(said, importance=10, action=CALM, detail={"alert": alert.id, "kind": kind})
 
 
@@ -133,6 +138,18 @@ def household_names(word: str) -> list[str]:
     return list(dict.fromkeys([word, *(PEOPLE[kin] if kin else ())]))
 
 
+async def people_meant(word: str, ctx: Context) -> list[str]:
+    """The household names ``word`` may stand for, in the order tried: the word, its kin
+    variants, and — said by a caregiver of one person ("Mum", 妈妈) — that person, kept
+    under her own name ("margaret")."""
+    names = household_names(word)
+    if word in _CALLED and ctx.days is not None and ctx.vouched:
+        looked_after = await ctx.days.looked_after(ctx.user)
+        if len(looked_after) == 1:
+            names.append(looked_after[0])
+    return list(dict.fromkeys(names))
+
+
 async def told_day(
     days: CareDays, name: str, day: date, asker: str, vouched: bool, zh: bool
 ) -> Outcome | None:
@@ -164,7 +181,7 @@ async def day_digest(args: dict[str, Any], ctx: Context) -> Outcome:
         return Outcome(
             "我现在还不能讲家人的一天。" if zh else "I can't tell about someone's day yet."
         )
-    for name in household_names(who):
+    for name in await people_meant(who, ctx):
         told = await told_day(ctx.days, name, day, ctx.user, ctx.vouched, zh)
         if told is not None:
             return told

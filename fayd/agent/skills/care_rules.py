@@ -16,7 +16,7 @@ from fayd import logwords
 from fayd.agent.expect import yes_no
 from fayd.agent.ports import RuleDraft
 from fayd.agent.skills import words
-from fayd.agent.skills.care import household_names
+from fayd.agent.skills.care import people_meant
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.text import normalize
 from fayd.errors import FaydError
@@ -236,7 +236,11 @@ async def care_rule(args: dict[str, Any], ctx: Context) -> Outcome:
             )
         return Outcome(said, detail={"care_rule": "not-own-device"})
     draft = await ctx.rules.draft(
-        ctx.user, household_names(word) if word else [], args["kind"], _spec(args), args.get("room")
+        ctx.user,
+        await people_meant(word, ctx) if word else [],
+        args["kind"],
+        _spec(args),
+        args.get("room"),
     )
     if draft.rule is None:
         return Outcome(_refusal(draft, ctx.user, who, zh), detail={"care_rule": draft.problem})

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 
-from fayd.agent.ports import CareDays, CareRules, Devices
+from fayd.agent.ports import CareDays, CareRules, Devices, Readings, Wellbeing
 from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
@@ -44,6 +44,10 @@ class Context:
     #: The turn carries ``user``'s own authority: said on their own device, or by the
     #: administrator (fayd.agent.ports.CLI). Needed to act for someone they look after.
     vouched: bool = False
+    #: The person's stored readings (the care events); None when not wired.
+    readings: Readings | None = None
+    #: What the person says of how they feel, kept and told (fayd.agent.ports.Wellbeing).
+    wellbeing: Wellbeing | None = None
 
     @property
     def tz(self) -> tzinfo:

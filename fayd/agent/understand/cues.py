@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from fayd.agent.understand import care_rule
+from fayd.agent.understand import care_rule, everyday
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
+from fayd.agent.understand.text import language
 
 #: A request's opening: "can you", "please", "Fay," … at the start of a sentence or clause.
 _ASKING_FOR = r"(^|[,.;!?] |\b(and|so|but) )((can|could|would|will) you |please |fay,? |oh,? |go on,? |just )*"
@@ -57,6 +58,9 @@ CUES: dict[str, list[str]] = {
         r"^((oh|so|um|fay|now|and)[ ,]+)*(who am i|what am i called)\b",
         r"\bdo you (know|remember) who i am\b",
         r"我(叫什么|的名字(是|叫)什么)|你(知道|记得)我(是谁|叫什么)",
+        # 我孙子叫啥来着？我老伴叫啥？我钥匙搁哪儿了？: what the person told
+        r"我(的|家)?(那个|那只|那条)?[\u4e00-\u9fff]{1,4}(叫啥|叫什么|叫个啥)",
+        r"我(的|那|那个)?[\u4e00-\u9fff]{1,4}(放|搁|收)(在)?(哪|哪儿|哪里|什么地方)",
         r"(我跟你说过|我告诉过你|我说过|让你记(住|的|下)|你还记得|我上回|我上次).*(什么|吗|哪|几|谁|啥|来着|\?|？)",
         r"\b(who|what|when|where|which) did i (say|tell you|ask you|mention)\b",
         r"\b(when|where)(?:'s| is| are| was) my\b",
@@ -109,6 +113,7 @@ CUES: dict[str, list[str]] = {
         _ASKING_FOR + r"(call|ring|phone|dial|video call|facetime|skype) (my |our |the )?(?!me\b)"
         r"(\w+)\b(?! (me|you|back|later|at|in|on|tomorrow|tonight)\b)",
         r"(放|播|来)(点|一首|首)?(音乐|歌|曲子|戏)|给(我)?(女儿|儿子|老伴|孙子|孙女)打(个)?电话",
+        r"(放|播|来)(一)?(段|首|个|点|出)?.{0,4}(京剧|评剧|越剧|黄梅戏|豫剧|相声|评书|戏曲|小曲|歌曲)",
     ],
     # Lights and appliances: nothing of the kind is connected, and the model would pretend.
     "home.control": [
@@ -125,6 +130,8 @@ CUES: dict[str, list[str]] = {
     ],
     "reminder.cancel": [
         r"\b(cancel|delete|remove|forget|scrap|drop|clear|get rid of|turn off|switch off)\b.*\breminders?\b",
+        r"^((oh|ok|okay|fay|and|actually|no)[ ,]+)*(cancel|scrap|forget|drop) (that|the|my) "
+        r"([a-z']+ ){0,2}(one|reminder|alarm)\b",
         r"\b(don't|do not|no) (need to )?remind me\b",
         r"(取消|删除|删掉|不要).{0,12}提醒|不用提醒|提醒.{0,4}(删掉|删了|取消|去掉)",
     ],
@@ -243,11 +250,15 @@ _FAMILY = (
 CUES["care.day"] = [
     # "How was Mum today?", "how's dad been today", "how was grandma's day", "how did mum get
     # on yesterday": the daily digest of that person (docs/care.md).
-    rf"^((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did)( my| our)? {_FAMILY}"
+    rf"(?:^|[.!?] )((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did)( my| our)? {_FAMILY}"
     r"(?:'s)?( been| doing| getting on| get on| do)?( (today|yesterday|day|this evening))?\b"
     r"(?!.*\b(feeling|taste|look|sound)\b)",
-    r"^((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
+    r"(?:^|[.!?] )((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
     r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
+    # "Has Mum taken her tablets today?": her day says what the check-ins heard
+    rf"\b(has|did|have)( my| our)? {_FAMILY} (taken|take|had|have|remembered)( to take)? (her|his) "
+    r"(tablets|pills|medicine|medication|meds|insulin)\b",
+    r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天)?(吃药了(吗|没有|没)|药吃了(吗|没有|没))",
 ]
 #: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.understand.care_rule).
 CUES["care.rule"] = care_rule.CUES
@@ -291,7 +302,8 @@ _QUESTION = re.compile(
     r"(what|what's|whats|how|is|isn't|will|won't|are|any|anything|should|shall|do i|does|did|who|when|"
     r"where|which|tell me|let me know|can you tell|could you tell|have you (heard|got)|"
     r"i wonder|is there|will there|has|have)\b"
-    r"|(吗|么|呢|没有|怎么样|多少|什么|有没有|会不会|要不要|冷不冷|热不热|啥)"
+    r"|(吗|么|呢|没有|怎么样|多少|什么|有没有|会不会|要不要|冷不冷|热不热|啥|"
+    r"(下雨|下雪|刮风|冷|热|晴)(不|没)$)"
 )
 _STATEMENT = re.compile(
     r"^((so|oh|and|um|er|well|yes|no|sure|ah|right)[ ,]+)*(i|i'm|i've|i'd|i was|my|we|we're|"
@@ -342,7 +354,13 @@ def named_day(text: str) -> tuple[str, str] | None:
 
 def cue(text: str) -> str | None:
     """The intent whose cue phrases ``text`` (normalized) holds, by ORDER; None if none."""
+    lang = language(text)
     for intent in ORDER:
+        if intent == "reminder.set":  # "give me a shout at 3"; not "you remind me of her"
+            if (said := everyday.asked(text, lang)) is not None:
+                return said
+            if everyday.told_of(text, lang):
+                continue
         if fits_mood(intent, text) and any(p.search(text) for p in _COMPILED[intent]):
             return intent
     return None

@@ -1,7 +1,8 @@
 """The router: what a question is, decided in code before any LLM call, in a fixed order —
-emergency, stop, the answer to a question a skill asked, qa.csv, cue phrases, small talk
-(written answers), intents by nearest example, chit-chat (docs/understanding.md). Every decision keeps its score and the
-runner-up, for ``fayd say --explain`` and the stored turn."""
+emergency, stop, the answer to a question a skill asked, qa.csv, cue phrases, feeling
+unwell (fayd.agent.understand.symptoms), small talk (written answers), intents by nearest
+example, chit-chat (docs/understanding.md). Every decision keeps its score and the runner-up,
+for ``fayd say --explain`` and the stored turn."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from typing import Any
 
 from fayd.agent.understand.cues import cue, fits_mood
 from fayd.agent.understand.emergency import EmergencyDetector
+from fayd.agent.understand.gate import gate, gate_first
 from fayd.agent.understand.intents import Guess, IntentClassifier
 from fayd.agent.understand.qa import QaTable
 from fayd.agent.understand.slots import Pending, extract_slots
 from fayd.agent.understand.smalltalk import SmallTalkByMeaning, small_talk
+from fayd.agent.understand.symptoms import Symptom, SymptomsByMeaning, better, symptom
 from fayd.agent.understand.text import language, normalize
 from fayd.embedding import EmbedderLike
 
@@ -36,6 +39,9 @@ def is_stop(question: str) -> bool:
     return bool(_STOP.match(normalize(question)))
 
 
+#: Feeling unwell (the ``symptom`` skill): recorded for the care digest, help offered.
+SYMPTOM = "wellbeing.symptom"
+
 #: Intents that keep something for later: only asked for in so many words (their cue
 #: phrases), never on a guess ("my granddaughter visits on Sundays" is conversation).
 ASKED_FOR = frozenset({"memory.remember", "reminder.set", "care.rule"})
@@ -44,7 +50,7 @@ ASKED_FOR = frozenset({"memory.remember", "reminder.set", "care.rule"})
 @dataclass(frozen=True)
 class Decision:
     intent: str  # "emergency", "stop", a skill's intent, or "chitchat"
-    via: str  # "emergency", "stop", "follow-up", "qa", "cue", "intent" or "default"
+    via: str  # "emergency", "stop", "follow-up", "qa", "gate", "cue", "symptom", "intent" or "default"
     score: float = 0.0
     runner_up: str = ""
     runner_up_score: float = 0.0
@@ -79,6 +85,7 @@ class Router:
         self.qa = qa
         self.emergency = EmergencyDetector(embedder)
         self.small_talk = SmallTalkByMeaning(embedder) if embedder is not None else None
+        self.symptoms = SymptomsByMeaning(embedder) if embedder is not None else None
 
     def route(self, question: str, now: datetime, pending: Pending | None = None) -> Decision:
         """``pending``: the question a skill asked this user and device, if still open."""
@@ -105,7 +112,10 @@ class Router:
         guess = self.intents.guess(vector, text) if self.intents and vector is not None else None
         if guess is not None and (guess.intent in ASKED_FOR or not fits_mood(guess.intent, text)):
             guess = None  # "I'm not much of a dancer": a statement, not a request
-        if (intent := cue(text)) is not None:
+        intent, gated = cue(text), gate(text, question)
+        if gated is not None and gate_first(gated, intent):  # what the model cannot know
+            return Decision(gated.intent, "gate", 1.0, slots=gated.slots, lang=lang)
+        if intent is not None:
             slots = extract_slots(intent, question, now, lang)
             second, score = "", 0.0  # the meaning-based guess, when it differs
             if guess is not None:
@@ -113,10 +123,17 @@ class Router:
                 second = guess.intent if other else guess.runner_up
                 score = guess.score if other else guess.runner_up_score
             return Decision(intent, "cue", 1.0, second, score, slots, lang)
+        if (felt := symptom(text)) is not None:  # feeling unwell: before small talk's "ache"
+            return _symptom(felt, question, lang)
+        if better(text):  # "I'm much better, the dizziness has passed": glad, nothing kept
+            return Decision(SYMPTOM, "symptom", 1.0, slots={"symptom": "better"}, lang=lang)
         if (topic := small_talk(text)) is not None:  # said, not asked: before any guess
             second, score = (guess.intent, guess.score) if guess is not None else ("", 0.0)
             return Decision("chitchat", "smalltalk", 1.0, second, score, topic, lang)
         if guess is None or guess.intent == "chitchat" or not guess.confident:
+            if self.symptoms is not None and vector is not None:
+                if (felt := self.symptoms.guess(vector, text)) is not None:
+                    return _symptom(felt, question, lang)
             if self.small_talk is not None and vector is not None:
                 if (near := self.small_talk.guess(vector, text)) is not None:
                     second = guess.intent if guess is not None else ""
@@ -127,6 +144,14 @@ class Router:
         return Decision(
             guess.intent, "intent", guess.score, guess.runner_up, guess.runner_up_score, slots, lang
         )
+
+
+def _symptom(felt: Symptom, question: str, lang: str) -> Decision:
+    """Feeling unwell, said without an emergency (fayd.agent.understand.symptoms)."""
+    slots = {"symptom": felt.kind, "words": felt.words, "said": question, "tell": felt.tell}
+    if felt.where:
+        slots["where"] = felt.where
+    return Decision(SYMPTOM, "symptom", felt.score, slots=slots, lang=lang)
 
 
 def _chitchat(lang: str, guess: Guess | None) -> Decision:
