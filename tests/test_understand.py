@@ -166,6 +166,10 @@ def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
         ("I had a lovely walk by the river today", "chitchat"),
         ("I've fallen over and I can't get up", "emergency"),
         ("What's your name?", "qa"),
+        # a fact said in passing is kept and said back, not left to the model ("Might have
+        # been on the floor in a bathroom.")
+        ("My glasses are on the kitchen windowsill.", "memory.recall"),
+        ("My late husband Harold was a postman, you know.", "memory.recall"),
         ("Hi Fay, it's Anna. How's Mum been today?", "care.day"),
         ("Has Mum taken her tablets today?", "care.day"),  # her day says; the model would guess
         ("Morning Fay. Not a good night, me hip kept me awake.", "wellbeing.symptom"),

@@ -22,6 +22,7 @@ from fayd.agent.understand.smalltalk import SmallTalkByMeaning, small_talk
 from fayd.agent.understand.symptoms import Symptom, SymptomsByMeaning, better, symptom
 from fayd.agent.understand.text import language, normalize
 from fayd.embedding import EmbedderLike
+from fayd.memory.mentioned import mentions
 
 # Stop is said in a few words, the whole utterance, and must never wait for a guess.
 _FILLER = r"(ok(ay)?|oh|do|please|fay|hey|alright|all right|right|now|dear|love|yes|no|well|enough|thank you|thanks|will you|would you|you can|for now|a minute|a moment|for a (minute|moment|bit)|i've heard enough|i('ve| have) had enough|that's plenty|that'll do|i don't want to hear (any more|anymore|it)|not now)"
@@ -50,7 +51,9 @@ ASKED_FOR = frozenset({"memory.remember", "reminder.set", "care.rule"})
 @dataclass(frozen=True)
 class Decision:
     intent: str  # "emergency", "stop", a skill's intent, or "chitchat"
-    via: str  # "emergency", "stop", "follow-up", "qa", "gate", "cue", "symptom", "intent" or "default"
+    #: "emergency", "stop", "follow-up", "qa", "gate", "cue", "symptom", "smalltalk", "told"
+    #: (a fact said in passing), "intent" or "default"
+    via: str
     score: float = 0.0
     runner_up: str = ""
     runner_up_score: float = 0.0
@@ -130,6 +133,9 @@ class Router:
         if (topic := small_talk(text)) is not None:  # said, not asked: before any guess
             second, score = (guess.intent, guess.score) if guess is not None else ("", 0.0)
             return Decision("chitchat", "smalltalk", 1.0, second, score, topic, lang)
+        if mentions(question):  # "my glasses are on the windowsill": kept and said back, never
+            slots = {"query": question}  # left to a model that would put them on the floor
+            return Decision("memory.recall", "told", 1.0, slots=slots, lang=lang)
         if guess is None or guess.intent == "chitchat" or not guess.confident:
             if self.symptoms is not None and vector is not None:
                 if (felt := self.symptoms.guess(vector, text)) is not None:
