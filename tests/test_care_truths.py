@@ -352,3 +352,23 @@ async def test_mum_said_by_a_caregiver_of_one_person_is_that_person(home: Home) 
     assert day.startswith("Margaret's day"), day
     # Someone who looks after no one in particular has no "Mum" here.
     assert "no one called" in await home.say("How was Mum today?", "bob-phone")
+
+
+async def test_a_call_for_help_reaches_the_caregiver_added_for_her_with_no_rule(home: Home) -> None:
+    # Anna was added for Margaret and no rule was ever written: a stroke said aloud must
+    # still reach her, and Margaret must hear that her family is being told.
+    await home.device("margaret-kitchen", ("mic", "speaker"), "margaret")
+    await admin.handle(
+        home.parts.care,
+        "caregivers.add",
+        {"name": "anna", "urls": [home.posts.url("anna")], "for": ["margaret"]},
+    )
+    await home.step()  # the household as the engine knows it
+    said = "My left arm's gone numb and my face feels all droopy on one side."
+    reply = await home.say(said, "margaret-kitchen")
+    assert "letting your family know" in reply and "no one to call" not in reply
+    [alert] = await home.step()
+    assert alert["kind"] == "emergency" and alert["user"] == "margaret"
+    await until(lambda: bool(home.posts.to("anna")))
+    [told] = home.posts.to("anna")
+    assert "Margaret" in told["title"] and "droopy" in told["message"]

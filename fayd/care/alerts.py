@@ -150,12 +150,17 @@ class AlertBook:
         return out
 
     def unwatched(
-        self, db: sqlite_utils.Database, ev: Event, now: float
+        self,
+        db: sqlite_utils.Database,
+        ev: Event,
+        now: float,
+        watchers: frozenset[str] = frozenset(),
     ) -> list[tuple[str, dict[str, Any]]]:
-        """A call for help no rule watches (said before any caregiver or rule was set up):
-        a care alert like any other — in the digest, taken with ``fayd care alerts ack``,
-        cleared in Home Assistant when it ends — that tells no one, as there is no one to
-        tell (the person heard so). A second call within minutes is the same incident."""
+        """A call for help no rule watches: a care alert like any other — in the digest,
+        taken with ``fayd care alerts ack``, cleared in Home Assistant when it ends. The
+        caregivers who look after the person (``watchers``: added for them, or for the whole
+        household) are all told at once; with none, no one is (the person heard so). A
+        second call within minutes is the same incident."""
         alert_id = str(ev.data["alert_id"])
         if rec.alert(db, alert_id) is not None:  # already kept (a report sent again)
             return []
@@ -201,6 +206,11 @@ class AlertBook:
         }
         rec.insert_alert(db, alert)
         log.warning("care alert %s for %s: a call for help no rule watches", alert_id, ev.user)
+        if watchers:  # a stroke said aloud reaches the daughter added for her, rule or none
+            title, body = self.message(alert, 0)
+            for who in sorted(watchers):
+                self.queue(db, alert_id, 0, who, title, body, now)
+            log.warning("care alert %s: telling %s", alert_id, ", ".join(sorted(watchers)))
         return [("opened", alert)]
 
     def clear(

@@ -108,8 +108,9 @@ class CareEngine:
 
     def will_tell(self, user: str) -> bool:
         """Whether a call for help from ``user`` goes to a caregiver: a rule with a ladder
-        watches their ``emergency`` events (as of the last pass; the first is at start)."""
-        return user in self._watching
+        watches their ``emergency`` events, or a caregiver looks after them (as of the last
+        pass; the first is at start)."""
+        return user in self._watching or bool(self.household.watchers(user))
 
     def report(self, alert: Alert) -> None:
         """The emergency skill raised ``alert`` (someone asked for help aloud): an event of
@@ -289,7 +290,7 @@ class CareEngine:
             elif isinstance(decision, Clear):
                 changes += self.book.clear(db, rule, decision, now)
         for ev in unwatched:  # before any caregiver or rule: a care alert all the same
-            changes += self.book.unwatched(db, ev, now)
+            changes += self.book.unwatched(db, ev, now, self.household.watchers(ev.user))
         # Only what changed is written: an idle minute writes nothing (an SD card's wear).
         if cursor != kept.get("cursor"):
             rec.set_state(db, "cursor", cursor)

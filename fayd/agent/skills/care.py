@@ -145,7 +145,9 @@ async def people_meant(word: str, ctx: Context) -> list[str]:
     names = household_names(word)
     if word in _CALLED and ctx.days is not None and ctx.vouched:
         looked_after = await ctx.days.looked_after(ctx.user)
-        if len(looked_after) == 1:
+        # Kept under a name of her own ("margaret"), not under a kin word that means someone
+        # else ("mum" is no "grandma"). The digest said back names her, so nothing is hidden.
+        if len(looked_after) == 1 and looked_after[0].casefold() not in _CALLED:
             names.append(looked_after[0])
     return list(dict.fromkeys(names))
 
