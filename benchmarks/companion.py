@@ -397,8 +397,15 @@ def decision_of(
 
 def alert_raised(house: Household, who: str, since: float, before: Snapshot, after: Snapshot,
                  decision: dict[str, Any] | None) -> bool:  # fmt: skip
+    # A new alert raised in this turn: an open one not framed before it (the closing frame of
+    # an alert this turn's answer resolved is no alarm).
+    earlier = {getattr(f, "id", None) for t, _d, f in house.alerts if t < since}
     framed = any(
-        t >= since and (getattr(f, "user", None) in (who, None)) for t, _d, f in house.alerts
+        t >= since
+        and getattr(f, "state", "open") == "open"
+        and getattr(f, "id", None) not in earlier
+        and getattr(f, "user", None) in (who, None)
+        for t, _d, f in house.alerts
     )
     new_care = any(a.get("user") == who and i not in before.alerts for i, a in after.alerts.items())
     return framed or new_care or (decision or {}).get("intent") == "emergency"

@@ -91,7 +91,9 @@ SENTENCE_OPENERS = set(
     you'd""".split()
 )
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'[a-z]+)?\b")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(]\s*)$")
+#: Where a sentence starts: after its stop, a quote, a new line or a list's bullet (the
+#: digest's "Went well:" and "• Reading: …" are headings, not names).
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(]\s*|\n\s*|[•·]\s*)$")
 _ZH_CALLED = re.compile(r"叫([\u4e00-\u9fff]{2,3})")
 _ZH_DOCTOR = re.compile(r"([\u4e00-\u9fff])(?:医生|大夫)")
 _ZH_NOT_A_NAME = set("我你他她它什啥醒人声做作来去好起着了的个一救车")

@@ -295,6 +295,12 @@ async def test_recall_answers_from_what_was_mentioned(house: House) -> None:
         "what's Jenny's little one called?": "Jenny's little one's name is Poppy.",
         "who's my dentist?": NOT_TOLD,
         "what's my niece called?": NOT_TOLD,
+        # asked as it was told, or with a tag that asks nothing more
+        "Who's my doctor, remind me?": "Your doctor is Dr Patel.",
+        "What did I tell you my grandson's called?": "Your grandson's name is Tom.",
+        "Where did I say my reading glasses were?": (
+            "You told me on Saturday that your reading glasses are on the kitchen windowsill."
+        ),
     }
     for question, answer in expected.items():
         assert await house.recall(question) == answer, question
@@ -356,3 +362,7 @@ async def test_a_chinese_question_is_not_answered_with_a_sentence_that_shares_on
         "这个你还没告诉过我"
     )
     assert (await house.recall("我今天吃药了没有？", "mei")).startswith("这个你还没告诉过我")
+    # The sentence with most in common, not one that shares only 以前 ("before").
+    for said in ("我以前在纺织厂干了三十年，三班倒。", "我老伴以前做的红烧肉，那叫一个香。"):
+        house.memory.remember(f"mei：{said}\nFay：我在听。", "mei", "observation", "conversation")
+    assert "纺织厂" in await house.recall("我以前在哪个厂上班的？", "mei")

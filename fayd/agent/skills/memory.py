@@ -215,10 +215,22 @@ def _shares(about: set[str], said: set[str]) -> bool:
     """The sentence says something of what is asked: a word in common, or in Chinese a
     pair of characters (one character, 天 or 我, is shared by almost anything; MiniLM,
     trained on English, cannot tell Chinese sentences apart either)."""
+    return _shared(about, said) > 0
+
+
+def _shared(about: set[str], said: set[str]) -> int:
+    """How much the two have in common: words; in Chinese, character pairs that are no
+    time or pointing words (以前, 那个 say nothing of what is asked)."""
     common = about & said
     if any("\u3400" <= c <= "\u9fff" for w in common for c in w):
-        return any(len(w) > 1 for w in common)
-    return bool(common)
+        return sum(1 for w in common if len(w) > 1 and w not in _GENERIC_PAIRS_ZH)
+    return len(common)
+
+
+_GENERIC_PAIRS_ZH = frozenset(
+    "以前 现在 今天 昨天 明天 时候 那个 这个 一个 哪个 上次 刚才 我们 你们 他们 知道 记得 告诉 "
+    "跟我 我说 说过 你跟".split()
+)
 
 
 async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | None:
@@ -237,6 +249,9 @@ async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | No
     )
     if not sentences:
         return None
+    if any("\u3400" <= c <= "\u9fff" for c in question):  # MiniLM reads no Chinese: the most
+        best_zh = max(sentences, key=lambda x: _shared(about, _content(x)))  # pairs in common
+        return best_zh, float(_shared(about, _content(best_zh)))
     vectors = await asyncio.to_thread(memory.embedder.embed, [question, *sentences])
     sims = vectors[1:] @ vectors[0]
     best = int(np.argmax(sims))

@@ -80,6 +80,13 @@ _ASKS_ZH = [
 ]
 
 
+_TOLD_AS = re.compile(
+    r"^(where|what|who|when|which)(?: did i (?:say|tell you|mention)| was i (?:saying|telling "
+    r"you)| have i told you)(?: that)? (my|our) (.+?) (?:was|were|is|are)$"
+)
+_TOLD_CALLED = re.compile(r"^what did i (?:tell you|say) (my|our) (.+?)(?:'s| is| was) called$")
+
+
 def read_ask(question: str) -> Ask | None:
     """What a question asks of the person's facts, or None."""
     if re.search(r"[\u4e00-\u9fff]", question):
@@ -98,6 +105,17 @@ def read_ask(question: str) -> Ask | None:
     q = re.sub(
         r",?\s+(?:these days|nowadays|now|again|at the moment|please|then|dear|love)$", "", q
     )
+    # "where are my glasses, did I tell you?", "who's my doctor, remind me?": the tag asks
+    # nothing more; "where did I say my glasses were?", "what did I tell you my grandson's
+    # called?": what was told, asked as it was told.
+    q = re.sub(
+        r",?\s+(?:did i (?:tell|say to) you|did i say|do you remember|can you remember|remind me|"
+        r"again|have i told you|if i told you)$",
+        "",
+        q,
+    )
+    q = _TOLD_AS.sub(lambda m: f"{m[1]} {'are' if m[1] == 'where' else 'is'} {m[2]} {m[3]}", q)
+    q = _TOLD_CALLED.sub(r"what's \1 \2 called", q)
     for kind, pattern in _ASKS_EN:
         if m := re.search(pattern, q):
             groups = [g for g in m.groups() if g]

@@ -255,6 +255,9 @@ CUES["care.day"] = [
     r"(?!.*\b(feeling|taste|look|sound)\b)",
     r"(?:^|[.!?] )((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
     r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
+    # "Did Mum have a fall today?", "has dad eaten?", "was nan up and about?": her day says
+    rf"^((so|oh|and|fay)[ ,]+)*(did|has|have|was|is)( my| our)? {_FAMILY} (had|have|been|fallen|"
+    r"fall|fell|eaten|eat|slept|sleep|got up|get up|gone out|go out|up and about|moved|out)\b",
     # "Has Mum taken her tablets today?": her day says what the check-ins heard
     rf"\b(has|did|have)( my| our)? {_FAMILY} (taken|take|had|have|remembered)( to take)? (her|his) "
     r"(tablets|pills|medicine|medication|meds|insulin)\b",

@@ -247,7 +247,10 @@ _OTHER_ZH = re.compile(
     r"女儿|闺女|哥哥|姐姐|弟弟|妹妹|朋友|孙子|孙女|外孙|外孙女|孩子|邻居|隔壁|人家|别人|狗|猫|"
     r"老(?![是毛寒了觉想这那犯不感做要会说在把跟也还])[\u4e00-\u9fff])"
 )
-_ME = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|myself)\b|我|俺")
+#: Said of oneself: "I", 我, or a Chinese answer that opens with how one is (好多了，谢谢).
+_ME = re.compile(
+    r"\b(i|i'm|i've|i'd|i'll|me|myself)\b|我|俺|^\s*(好点了|好多了|好些了|没事了|缓过来了)"
+)
 # A question to fayd about someone ("are you dizzy?") or advice asked for: not a symptom said.
 _QUESTION = re.compile(
     r"\b(are|do|did|have|were|would|can|could|will) you\b|\b(what|which|how much|how many)\b"
