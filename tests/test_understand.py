@@ -172,6 +172,8 @@ def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
         ("My late husband Harold was a postman, you know.", "memory.recall"),
         ("Hi Fay, it's Anna. How's Mum been today?", "care.day"),
         ("Did Mum have a fall today?", "care.day"),
+        ("My head's been pounding since I woke up.", "wellbeing.symptom"),
+        ("Who was the vicar at our wedding?", "honest.past"),
         ("Has Mum taken her tablets today?", "care.day"),  # her day says; the model would guess
         ("Morning Fay. Not a good night, me hip kept me awake.", "wellbeing.symptom"),
         ("I had a good night's sleep", "chitchat"),  # no "good night", no symptom

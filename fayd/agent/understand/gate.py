@@ -281,6 +281,8 @@ _PAST_EN = [
     r"\bhow long (?:was i|were we|have i been|have we been|did i) (?:married|widowed|retired|"
     r"living here|lived here|work|working|in the)\b",
     r"\bwho (?:was|were) my (?:first |late |old |best |childhood )?[a-z' -]{2,30}$",
+    # "who was the vicar at our wedding?", "who came to my 80th?"
+    r"\bwho (?:was|were|came|sang|spoke|played) (?:the [a-z]+ )?(?:at|to|for) (?:my|our) [a-z0-9' -]{2,30}$",
     r"\bwhat(?:'s| is| was) my (?:maiden name|date of birth|address|old address|postcode|"
     r"phone number|telephone number|wedding anniversary|anniversary|first (?:job|house|car|"
     r"school|love|pet|dog|cat)|favourite [a-z]+|middle name|nhs number)\b",

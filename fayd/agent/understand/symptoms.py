@@ -46,7 +46,8 @@ _BODY = (
     r"bones|arthritis|sciatica|gout|bunion|bottom|thighs?|calf|calves|shins?|throat)"
 )
 _HURTING = (
-    r"(aching|ache|aches|achy|sore|hurts?|hurting|throbbing|throbs|killing me|murdering me|"
+    r"(aching|ache|aches|achy|sore|hurts?|hurting|throbbing|throbs|pounding|thumping|splitting|"
+    r"killing me|murdering me|"
     r"giving me (gyp|jip|grief|hell|trouble|bother|jip)|playing (me )?up|acting up|in agony|"
     r"agony|stiff and sore|burning|stabbing|shooting)"
 )
