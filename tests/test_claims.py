@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 
 from fayd.agent import guard
+from fayd.agent.chat import Chat
 from fayd.agent.claims import asked_for, claims
+from fayd.config import AgentConfig, LlmConfig
 from fayd.store import Store
 
 from .test_chitchat import ScriptedLlm, ask, make_chat, stored
+
+ZH_MODEL = LlmConfig(languages="en,zh")
 
 CLAIMS = [
     "You've brought a nudge, I'll make one for you.",  # the issue's
@@ -139,5 +143,7 @@ async def test_a_claim_in_small_talk_is_retried_like_any_bad_reply(store: Store)
 
 async def test_chinese_claims_are_not_said(store: Store) -> None:
     llm = ScriptedLlm("好的，我会提醒你的。")
-    turn = await ask(make_chat(store, llm), "到时候记得叫我一声")
+    # A model that writes Chinese (the default is never given a Chinese turn: test_chitchat).
+    chat = Chat(llm, store, AgentConfig(extract_every_turns=0, memory_tokens=0), ZH_MODEL)
+    turn = await ask(chat, "到时候记得叫我一声")
     assert turn.answer == "你是想让我设个提醒吗？可以说：几点提醒我做什么。"
