@@ -119,6 +119,11 @@ async def remember(args: dict[str, Any], ctx: Context) -> Outcome:
     return Outcome(f"I'll remember that {words.turned_round(content)}.", detail=detail)
 
 
+#: A fact said in passing: its exchange is kept in memory like any conversation (Chat's 3),
+#: a little higher, as the person chose to tell it.
+TOLD_IMPORTANCE = 4
+
+
 async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     zh = ctx.lang == "zh"
     memory = ctx.memory
@@ -128,7 +133,8 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     told_now = recall_facts.mentions(question)
     if told_now:  # a statement routed here ("my doctor's called Dr Evans"): kept, said so
         await asyncio.to_thread(mentioned.note, memory, ctx.user, question)
-        return Outcome(recall_facts.acknowledged(told_now, zh), detail={"noted": len(told_now)})
+        said = recall_facts.acknowledged(told_now, zh)  # the exchange is kept as well, as a
+        return Outcome(said, importance=TOLD_IMPORTANCE, detail={"noted": len(told_now)})  # talk
     asked = _asked_fact(question)
     ask = recall_facts.read_ask(question)
     if ask is not None and (asked is None or asked[0] != ME):
