@@ -68,7 +68,8 @@ COMMON_CAPITALS = set(
     """I I'm I'll I've I'd OK Okay Mum Mom Dad Nan Gran Grandma Grandpa Mr Mrs Ms Dr Doctor TV
     God Lord English Chinese Christmas Easter Boxing Day New Year Spring Festival Mid Autumn
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
-    June July August September October November December Fay A""".split()
+    June July August September October November December Fay A
+    Went Needs Reading Medication Alert Not""".split()  # the digest's headings, said as one line
 )
 #: Words that open a sentence without being a name.
 SENTENCE_OPENERS = set(
