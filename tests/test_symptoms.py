@@ -194,6 +194,8 @@ def test_nothing_passed_leaves_the_sentence_as_it_was() -> None:
     assert without_passed(text) == text
     assert better(normalize("I'm much better thanks, the dizziness has passed"))
     assert better(normalize("好多了，谢谢"))  # how she is, said first: of herself
+    said = "My chest cold's much better, thank goodness, I can breathe through my nose again."
+    assert better(normalize(said))
     assert not better(normalize("my husband is much better now"))
     assert not better(normalize("you're better than the telly"))
 

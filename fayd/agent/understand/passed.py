@@ -54,7 +54,7 @@ _PASSED_EN = [
     r"wheezy|wheezing|gasping)\b",
     r"\bno (more )?(pain|pains|aches?|dizziness|tightness|pressure|bleeding|nausea)\b",
     # "I can breathe again now", "I can stand up now"
-    r"\bcan (breathe|stand|walk|get up|move|see|think)( \w+){0,2} (now|again|properly now)\b",
+    r"\bcan (breathe|stand|walk|get up|move|see|think)( \w+){0,4} (now|again|properly now)\b",
 ]
 _PASSED_ZH = [
     r"((?<![不没])(好多了|好些了|好一些了|好点了|好了)|没事了|没事儿了|缓过来了|(?<![晕昏死])过去了|消了|退了|停了|止住了|"

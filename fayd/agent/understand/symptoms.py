@@ -323,7 +323,8 @@ def symptom(text: str) -> Symptom | None:
 
 # What may be said around "I'm much better" without saying anything else.
 _AROUND = re.compile(
-    r"\b(oh|well|yes|yeah|no|thanks|thank you|now|fay|love|dear|today|this morning|at last|really|"
+    r"\b(oh|well|yes|yeah|no|thanks|thank you|thank goodness|thank god|thankfully|now|fay|love|"
+    r"dear|today|this morning|at last|really|"
     r"so|you know|ta|much|lots|a lot|loads)\b|[,.!?\s]|谢谢|啊|呀|了|现在|今天"
 )
 _TROUBLE = re.compile(
