@@ -108,9 +108,9 @@ async def test_an_emergency_alerts_every_device_and_the_household(daemon: Daemon
                     alert = decode("alert", bytes(message.payload))
                     if alert.user == "rose":  # (another test's open alert may come first)
                         break
-    # Ivy looks after the whole household; no rule sends rose's calls to her yet, so help is
-    # not promised.
-    assert reply.text.startswith("I'm here with you. I've raised the alarm, but I have no one")
+    # Ivy looks after the whole household: with no rule written yet, a call for help still
+    # goes to her at once, and Rose hears that her family is being told.
+    assert reply.text.startswith("I'm here with you. I'm letting your family know right now.")
     assert (alert.kind, alert.severity, alert.user, alert.device) == (
         "emergency",
         "critical",

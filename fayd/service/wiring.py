@@ -246,7 +246,11 @@ class HouseholdAlerts:
 
     def publish(self, alert: Alert) -> None:
         shown = on_the_wire(alert)
-        for device in self.recipients(alert):
+        # An alert the devices have open already (the emergency skill's, kept by the care
+        # engine under the same id; a second call of the same incident) is not sent again:
+        # a screen would show it twice and a pendant beep twice.
+        again = alert.state == "open" and alert.id in self.open
+        for device in [] if again else self.recipients(alert):
             self.sender.send(device, shown)
         if alert.state == "open":
             self.open[alert.id] = alert
