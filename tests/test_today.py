@@ -115,7 +115,9 @@ def test_today_in_time_order_and_local_time(daemon: DaemonProcess, day: dict[str
     assert (alert["kind"], alert["device"], alert["user"]) == ("fall", "today-hall", USER)
     assert alert["alert"].startswith("a-") and alert["said"] == "I've fallen and can't get up"
     assert (fall["intent"], fall["device"], fall["source"]) == ("emergency", "today-hall", "text")
-    assert "help" in fall["answer"]
+    # The emergency skill's words (whether a caregiver is told depends on other tests'
+    # caregivers in this shared daemon).
+    assert fall["answer"].startswith("I'm here with you.")
     assert (typed["device"], typed["question"]) == ("cli", "what time is it?")
 
     text = run(daemon, "today", "--user", USER, env={"FAYD_AGENT_TIMEZONE": zone})
