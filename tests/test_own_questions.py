@@ -17,8 +17,9 @@ import pytest
 from fayd.agent.expect import hurt, wellbeing, yes_no
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import all_skills
-from fayd.agent.skills.after_fall import reply
+from fayd.agent.skills.after_emergency import reply
 from fayd.agent.skills.wellbeing import _tell_family
+from fayd.agent.understand.answers import since_alarm
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.devices.actions import DeviceActions
@@ -182,7 +183,7 @@ def test_did_you_take_them_yes_no_later(said: str, answer: str | None) -> None:
 
 
 def test_the_replies_say_only_what_is_true_of_the_alarm() -> None:
-    for answer in ("not_hurt", "hurt", "stuck", "up", "unsure"):
+    for answer in ("not_hurt", "hurt", "stuck", "up", "unsure", "better", "worse", "said"):
         for zh in (False, True):
             alone, told = reply(answer, False, zh), reply(answer, True, zh)
             for said in (alone, told):  # nobody can call the alarm off by talking
@@ -193,6 +194,28 @@ def test_the_replies_say_only_what_is_true_of_the_alarm() -> None:
         " so they may call you."
     )
     assert "ambulance" in reply("hurt", False, False)
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("It's alright, it was only crumbs, I've opened the back door.", "better"),
+        ("False alarm, the pan just got too hot.", "better"),
+        ("It's easing off a bit now I'm sitting down.", "better"),
+        ("好点了，刚才是急的，坐下歇了会儿。", "better"),
+        ("没事了，虚惊一场", "better"),
+        ("It's getting worse, it's going down my arm.", "worse"),
+        ("越来越疼了", "worse"),
+        ("I don't know, it came on all of a sudden.", "said"),
+        ("I was just standing at the sink doing the pots.", "said"),
+        ("刚才在厨房洗碗的时候", "said"),
+        ("What time is it?", None),  # a question of their own: the router's
+        ("Can you turn the radio off", None),
+        ("Now I've fallen over as well", None),  # a new emergency: raised anew
+    ],
+)
+def test_after_another_emergency_better_worse_or_told(said: str, answer: str | None) -> None:
+    assert since_alarm(said) == answer
 
 
 # --- through the understanding: real router, skills, store, devices -----------------------
@@ -259,7 +282,7 @@ async def test_after_a_fall_the_answer_gets_written_words_not_the_models(homes) 
         " you feel ready. I have no one to call for you yet, so if you can, phone for help."
     )
     assert said.importance == 10 and said.detail["alert"] == alert.id
-    assert said.detail["after_fall"] == "not_hurt"
+    assert said.detail["after_emergency"] == "not_hurt"
     # Answered once: the same words now are a new turn, not an answer.
     decision, _ = await house.ask("No, not hurt, just shaken")
     assert decision.intent != "answer"
@@ -271,7 +294,7 @@ async def test_hurt_up_and_another_emergency_after_a_fall(homes) -> None:
     house = await homes(caregiver=True)
     await house.ask("I've fallen over in the kitchen")
     decision, said = await house.ask("My hip hurts, I can't move it")
-    assert decision.intent == "answer" and said.detail["after_fall"] == "hurt"
+    assert decision.intent == "answer" and said.detail["after_emergency"] == "hurt"
     assert said.say.startswith("I'm sorry it hurts. Keep as still as you can")
     assert "Your family is being told" in said.say and "no one to call" not in said.say
     # Up again: the alarm is not called off, and that is said.
@@ -299,6 +322,28 @@ async def test_after_a_fall_in_chinese(homes) -> None:
         "没受伤就好。先在舒服的地方待着，觉得可以了再慢慢起来。"
         "我还没有可以联系的人，如果可以，请打电话求助。"
     )
+
+
+@pytest.mark.models
+async def test_after_smoke_or_chest_pain_the_next_words_get_written_words(homes) -> None:
+    house = await homes(caregiver=True)
+    decision, _ = await house.ask("There's smoke pouring out the toaster and the alarm's going")
+    assert decision.intent == "emergency"
+    # A request of its own is the router's, and the question stays open.
+    decision, said = await house.ask("what time is it?")
+    assert decision.intent == "clock.time"
+    decision, said = await house.ask("It's alright, it was only crumbs, I've opened the door.")
+    assert (decision.intent, decision.via) == ("answer", "expected")
+    assert said.say == (
+        "I'm glad to hear that. Your family has still been told, so they may call to check on you."
+    )
+    assert said.importance == 10 and said.detail["after_emergency"] == "better"
+    house = await homes(caregiver=False)
+    await house.ask("我胸口闷得慌，喘不上气来。")
+    decision, said = await house.ask("我也不知道，突然就这样了")
+    assert decision.intent == "answer" and said.say.startswith("谢谢你告诉我。")
+    assert said.say.endswith("我还没有可以联系的人，如果可以，请打电话求助。")
+    assert len(house.alerts) == 1  # nothing raised again
 
 
 # --- a care check-in's answer, as the ladder takes it ---------------------------------------

@@ -79,7 +79,9 @@ EN = [
     ("8 a.m. tomorrow", "2026-12-02T08:00"),
     ("tomorrow at 8", "2026-12-02T08:00"),
     ("today at 8", "2026-12-01T20:00"),
-    ("today at 11", "ask 2026-12-01T11:00|2026-12-01T23:00"),
+    ("today at 11", "2026-12-01T11:00"),  # the sooner, by day; 23:00 is no one's guess
+    ("today at half ten", "ask 2026-12-01T10:30|2026-12-01T22:30"),
+    ("at half eleven", "2026-12-01T11:30"),
     ("on Sunday at five", "2026-12-06T17:00"),
     ("on Tuesday at 8", "2026-12-01T20:00"),
     ("on Tuesday at 9 am", "2026-12-08T09:00"),

@@ -21,6 +21,13 @@ INVENTED = [
     ("I take my tablets every morning.", "Your daughter Susan reminds you, doesn't she?", "name"),
     ("When is my appointment?", "It's on Thursday.", "date"),
     ("When is my appointment?", "I think it's the 14th.", "number"),
+    (
+        "Anna's on her way round, she's got a key.",
+        "I think you should take the rest of the room!",
+        "advice",
+    ),
+    ("My knees have been bad.", "You need to stop walking on them.", "advice"),
+    ("I've got a cold.", "Have another tablet with your tea.", "dose"),
     ("我该吃几片药？", "你可以吃两片。", "number"),
     ("我什么时候去医院？", "你星期三去。", "date"),
 ]
@@ -33,6 +40,8 @@ FOUNDED = [
     ("I baked some scones.", "No one can resist a fresh scone."),
     ("I feel a bit lonely.", "I'm here with you. Would you like to tell me about your day?"),
     ("My blood pressure was 150 this morning.", "That's good to hear you're keeping an eye on it."),
+    ("I've been in the garden all day.", "You should take it easy this evening."),
+    ("I finished the big jigsaw at last.", "You should be proud of yourself!"),
     ("我今天很开心", "太好了！是什么让你这么开心？"),
 ]
 

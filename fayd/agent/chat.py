@@ -13,7 +13,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,8 +66,11 @@ class Chat:
         llm_cfg: LlmConfig,
         memory: Memory | None = None,
         playbooks_dir: Path | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         self.llm = llm
+        #: Seconds: when a mentioned fact became true (the test harness moves it on).
+        self.now = now
         self.playbooks_dir = playbooks_dir
         self.store = store
         self.cfg = agent
@@ -354,7 +357,9 @@ class Chat:
 
         async def write() -> None:
             try:
-                await asyncio.to_thread(mentioned.note, memory, turn.user, turn.question)
+                await asyncio.to_thread(
+                    mentioned.note, memory, turn.user, turn.question, self.now()
+                )
             except FaydError as exc:
                 log.error("could not keep what was mentioned: %s", exc)
 

@@ -35,6 +35,9 @@ class Expected:
     own_device: bool = False
     #: Answered only on these devices (a care check-in: where the question was said).
     on: frozenset[str] | None = None
+    #: Read only when the router found nothing else in the words (an open "Can you tell me
+    #: what you're feeling?" must not swallow "stop" or "what time is it?").
+    last: bool = False
 
 
 class Expectations:
@@ -53,21 +56,28 @@ class Expectations:
         ttl_s: float = TTL_S,
         own_device: bool = False,
         on: frozenset[str] | None = None,
+        last: bool = False,
     ) -> None:
-        self._open[user] = Expected(read, then, self.clock() + ttl_s, own_device, on)
+        self._open[user] = Expected(read, then, self.clock() + ttl_s, own_device, on, last)
 
     def is_open(self, user: str) -> bool:
         found = self._open.get(user)
         return found is not None and found.until > self.clock()
 
     def take(
-        self, user: str, text: str, own_device: bool = False, device: str | None = None
+        self,
+        user: str,
+        text: str,
+        own_device: bool = False,
+        device: str | None = None,
+        unrouted: bool = False,
     ) -> tuple[Expected, Any] | None:
         """The open question ``text`` answers (closed now) and the answer, or None.
         ``own_device``: said on the user's own device (fayd.agent.ports.Devices.vouches);
-        ``device``: where it was said (a question asked on some devices is answered there)."""
+        ``device``: where it was said (a question asked on some devices is answered there);
+        ``unrouted``: the router found nothing else in the words (see Expected.last)."""
         found = self._open.get(user)
-        if found is None or (found.own_device and not own_device):
+        if found is None or (found.own_device and not own_device) or found.last > unrouted:
             return None
         if found.on is not None and device not in found.on:
             return None

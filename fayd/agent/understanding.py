@@ -105,15 +105,16 @@ class Understanding:
     def decide(self, question: str, user: str, device: str) -> Decision:
         """What the question is; an open question of a skill is answered or dropped here."""
         key = (user, device)
-        answered = self.expectations.take(user, question, self.vouched(user, device), device)
+        answered = self._answered(question, user, device)
         if answered is not None:  # "yes" to "Did you take them?"
-            expected, value = answered
-            slots = {"expected": expected, "value": value}
-            return Decision("answer", "expected", 1.0, slots=slots, lang=language(question))
+            return answered
         pending = self._pending.pop(key, None)
         if pending is not None and pending.expired(time.monotonic()):
             pending = None
         decision = self.router.route(question, self.now(), pending)
+        if decision.intent == "chitchat" and decision.via != "smalltalk":
+            # "it was only crumbs" after the smoke alarm: read once nothing else was found
+            decision = self._answered(question, user, device, unrouted=True) or decision
         log.debug(  # the turn's INFO line (fayd.agent.conversation.log_turn) has no words
             "device %s: %s → %s (%s %.2f; runner-up %s %.2f)",
             device,
@@ -125,6 +126,18 @@ class Understanding:
             decision.runner_up_score,
         )
         return decision
+
+    def _answered(
+        self, question: str, user: str, device: str, unrouted: bool = False
+    ) -> Decision | None:
+        """The answer to an open question of fayd's, as a decision; None: no answer."""
+        vouched = self.vouched(user, device)
+        answered = self.expectations.take(user, question, vouched, device, unrouted)
+        if answered is None:
+            return None
+        expected, value = answered
+        slots = {"expected": expected, "value": value}
+        return Decision("answer", "expected", 1.0, slots=slots, lang=language(question))
 
     async def act(
         self, decision: Decision, question: str, user: str, device: str

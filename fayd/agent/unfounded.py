@@ -1,7 +1,9 @@
 """The check after the model (issue 21): a chit-chat reply that states a number, a dose, a
 reading, a date or a proper name that is not in what the model was given — the person's
-question, the memory context and the history — is not said ("The recommended daily dose of
-20mg…", "a puppy named Luna", "It was a bit high."). Regexes over the reply, no model call.
+question, the memory context and the history — or that tells the person what they should do,
+is not said ("The recommended daily dose of 20mg…", "a puppy named Luna", "It was a bit
+high.", "I think you should take the rest of the room!"). Regexes over the reply, no model
+call.
 
 ``ReplyGuard`` (fayd/agent/guard.py) asks :func:`unfounded` of each piece before it is said;
 ``Chat`` gives it the grounds. What is flagged is said only when its words are in the
@@ -53,6 +55,17 @@ _LEVEL = re.compile(
     r"down|better|worse|great|excellent|stable|steady|within|above|below|spot on)\b"
     r"(?! to (?:hear|know))"
     r"|(?:偏高|偏低|正常|很好|不错|有点高|有点低|高了|低了)",
+    re.I,
+)
+#: The model telling the person what to do ("I think you should take the rest of the room",
+#: "you need to stop them"): never its place, whatever the words; kindness is let through.
+_ADVICE = re.compile(
+    r"\b(?:you|u)\s+(?:should|must|need to|ought to|have to|'d better|had better|might want to)"
+    r"\s+(?!(?:take (?:it easy|care|a (?:rest|seat|break|moment|breather))|rest|be proud|be "
+    r"pleased|be glad|feel proud)\b)\w+"
+    r"|\b(?:take|swallow|have)\s+(?:two|three|another|an extra|extra|double|half)\s+"
+    r"(?:tablets?|pills?|capsules?|doses?)\b"
+    r"|你(?:应该|必须|得)(?:吃|服|停|加|减)|建议你",
     re.I,
 )
 _MONTHS = (
@@ -148,8 +161,8 @@ def names(piece: str) -> list[str]:
 
 
 def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, ...] = ()) -> str:
-    """Why ``piece`` may not be said ("number 20", "dose", "reading", "date Tuesday",
-    "name Luna"), or "" when all it states is in ``question`` + ``grounds`` (the memory
+    """Why ``piece`` may not be said ("number 20", "dose", "advice", "reading", "date
+    Tuesday", "name Luna"), or "" when all it states is in ``question`` + ``grounds`` (the memory
     context and the history). ``allowed``: names always fine (the person's, fayd's)."""
     known, lower = _grounds(f"{question}\n{grounds}")
     for value in numbers(piece, quantities_only=True):
@@ -157,6 +170,8 @@ def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, 
             return f"number {value:g}"
     if (dose := _DOSE.search(piece)) and not _said_in(dose[0], lower):
         return "dose"
+    if _ADVICE.search(piece):
+        return "advice"
     level = _LEVEL.search(piece)
     if level and (_READING.search(piece) or _READING.search(question)):
         if not _READING.search(grounds) or not _said_in(level[0].split()[-1], lower):

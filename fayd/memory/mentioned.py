@@ -227,10 +227,12 @@ _PLACES_EN = [
     ),
 ]
 
-#: A thing looked for and found, in one breath (the question before it is no doubt).
+#: A thing, then where it is, in one breath (the question before it is no doubt): "where
+#: are my glasses… oh here they are, on the windowsill", "I've moved my glasses, they're in
+#: the bedside drawer now".
 _FOUND_AGAIN = re.compile(
-    rf"\b(?:my|the|our) {_THING}\b[^?]{{0,40}}?\b(?:here|there) (?:they are|it is|they're|"
-    rf"it's)[, ]+(?P<place>{_PREP} {_DET} .+)",
+    rf"\b(?:my|the|our) {_THING}\b[^?]{{0,40}}?\b(?:(?:here|there) )?(?:they are|it is|they're|"
+    rf"it's|they've gone|it's gone)[, ]+(?:now |still )?(?P<place>{_PREP} {_DET} .+)",
     re.I,
 )
 

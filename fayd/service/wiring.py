@@ -313,7 +313,15 @@ def build(
         return care.will_tell(alert.user or cfg.agent.default_user)
 
     devices = DeviceActions(registry, sender, call_for_help)
-    chat = Chat(engines.llm, store, cfg.agent, cfg.llm, memory, cfg.state_dir / "playbooks")
+    chat = Chat(
+        engines.llm,
+        store,
+        cfg.agent,
+        cfg.llm,
+        memory,
+        cfg.state_dir / "playbooks",
+        lambda: clock.now().timestamp(),
+    )
     book = ReminderBook(store, clock, zone_name(cfg))
     dialogue = Dialogue(
         chat,

@@ -15,7 +15,7 @@ from typing import Any
 from fayd.agent.ports import CareDays
 from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
-from fayd.agent.skills.after_fall import expect_fall_answer
+from fayd.agent.skills.after_emergency import expect_answer
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.protocol import Action, Alert
 
@@ -93,8 +93,7 @@ async def emergency(args: dict[str, Any], ctx: Context) -> Outcome:
         ctx.expect.drop(ctx.user)  # "好点了" after the alarm is no yes to it
     zh = ctx.lang == "zh"
     said = (TOLD if told else ALONE)[zh] + ("" if zh else " ") + ADVICE[kind][zh]
-    if kind == "fall":  # "Are you hurt anywhere?": the answer is read in code, not the model's
-        expect_fall_answer(ctx, alert.id, told)
+    expect_answer(ctx, alert.id, kind, told)  # what they say next is read in code
     return Outcome(said, importance=10, action=CALM, detail={"alert": alert.id, "kind": kind})
 
 

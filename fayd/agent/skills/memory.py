@@ -132,7 +132,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     question = str(args.get("query") or "").strip()
     told_now = recall_facts.mentions(question)
     if told_now:  # a statement routed here ("my doctor's called Dr Evans"): kept, said so
-        await asyncio.to_thread(mentioned.note, memory, ctx.user, question)
+        await asyncio.to_thread(mentioned.note, memory, ctx.user, question, ctx.now.timestamp())
         said = recall_facts.acknowledged(told_now, zh)  # the exchange is kept as well, as a
         return Outcome(said, importance=TOLD_IMPORTANCE, detail={"noted": len(told_now)})  # talk
     asked = _asked_fact(question)

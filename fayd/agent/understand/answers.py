@@ -261,3 +261,36 @@ def hurt(text: str) -> str | None:
     if said_passed(said):
         return None  # "my chest cold's much better": no answer to the fall's question
     return "hurt" if _HURT_LIKELY.search(rest) else None
+
+
+# --- after any other emergency ----------------------------------------------------------
+
+# The trouble was less than it looked ("it was only crumbs", "false alarm", 虚惊一场).
+_NOTHING_MUCH = re.compile(
+    r"\b(false alarm|panic over|all clear|nothing (serious|to worry about|much)|"
+    r"(it was|it's|it were) (only|just)|(it's|it is|i'm|i am|we're) (alright|all right|ok|okay|"
+    r"fine|safe)|under control|(gone|put it) out|eas(ing|ed)|easier|settl(ing|ed)|calm(ing|ed|er)|"
+    r"passing|passed|wearing off)\b"
+    r"|虚惊|误会|没事|不要紧|没关系|好点了|好多了|好些了|缓过来|不(疼|痛|闷|晕)了|灭了"
+)
+_WORSE = re.compile(
+    r"\b(worse|getting bad|more and more|spreading|can't breathe|cannot breathe|passing out|"
+    r"going to faint)\b|越来越|更(疼|痛|难受|厉害|闷)|加重|受不了"
+)
+
+
+def since_alarm(text: str) -> str | None:
+    """The person's next words after an emergency other than a fall (whose own question is
+    read by ``hurt``): "better" (eased, a false alarm), "worse", or "said" (anything else
+    they tell of it); None for a question, a request, or another emergency (the router's).
+    Read only once the router found nothing else in the words (docs/understanding.md)."""
+    said = _prepared(text, max_words=30)
+    if said is None:
+        return None
+    if _WORSE.search(said):
+        return "worse"
+    if emergency_in(said) is not None:
+        return None  # a new emergency, or the same one said again: raised anew
+    if said_passed(said) or _NOTHING_MUCH.search(said):
+        return "better"
+    return "said"

@@ -610,6 +610,10 @@ def _moment(day: tuple | None, reading: Reading, now: datetime) -> datetime:
     raise _Nope("date_year", day=dom, month=month, year=y - 1) if month else _Nope("passed")
 
 
+#: Hours no one is asked whether they meant: "at eleven" with both still to come is 11:00.
+_NIGHT_HOURS = frozenset({23, 0, 1, 2, 3, 4, 5})
+
+
 def _resolve(fields: dict, now: datetime, lang: str) -> Slot:
     if "every" in fields:
         return _recurrence(fields)
@@ -630,6 +634,9 @@ def _resolve(fields: dict, now: datetime, lang: str) -> Slot:
     if not ahead:
         raise _Nope("passed")
     soon = _utc(now) + timedelta(hours=24)
+    awake = [at for at in ahead if at.hour not in _NIGHT_HOURS]
+    if len(ahead) == 2 and awake == [min(ahead, key=_utc)]:  # "half eleven" at nine: not 23:30
+        return When(awake[0])
     if len(ahead) == 2 and all(_utc(at) <= soon for at in ahead):
         h, m = readings[0][:2]
         question = (

@@ -1,6 +1,9 @@
-"""After a fall the emergency skill asks "Are you hurt anywhere?"; the person's next words are
-read against that question in code (fayd.agent.understand.answers.hurt), never by the model,
-and answered in written words that say only what is true of the alert.
+"""After an emergency the person's next words are read in code, never by the model, and
+answered in written words that say only what is true of the alert. After a fall the question
+is "Are you hurt anywhere?" (fayd.agent.understand.answers.hurt); after any other emergency
+what they say next, once the router found nothing else in it ("it was only crumbs", 好点了,
+"I don't know, it came on all of a sudden"), is read as better, worse or told
+(fayd.agent.understand.answers.since_alarm).
 
 The person cannot call the alarm off: it stays with the household and, when a care rule
 watches their calls for help, with their caregivers (fayd.care), whatever they answer. So
@@ -9,14 +12,15 @@ kept with the exchange (importance 10, the alert's id in the turn's detail)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fayd.agent.skills.registry import Context, Outcome
-from fayd.agent.understand.answers import hurt
+from fayd.agent.understand.answers import hurt, since_alarm
 from fayd.agent.understand.text import language
 
 #: The answer is awaited this long (the emergency's moment; later words are a new turn).
-FALL_ANSWER_TTL_S = 600.0
+ANSWER_TTL_S = 600.0
 
 #: What is said to each answer (English, Chinese), before what is true of help.
 REPLY = {
@@ -41,6 +45,16 @@ REPLY = {
     "unsure": (
         "That's all right. Stay still for a moment, and tell me if anything hurts.",
         "没关系。先别动，哪里疼就告诉我。",
+    ),
+    # after any other emergency (since_alarm)
+    "better": ("I'm glad to hear that.", "那就好。"),
+    "worse": (
+        "Then please phone for an ambulance if you can.",
+        "那请你能的话马上打电话叫救护车。",
+    ),
+    "said": (
+        "Thank you for telling me. Stay where you are, and tell me if anything changes.",
+        "谢谢你告诉我。先待在原地，有什么变化就告诉我。",
     ),
 }
 #: What is true of help: a caregiver is being told (``told``), or no one is set up.
@@ -76,30 +90,46 @@ HELP_UP = {  # up again: the alarm is not called off, and that is said
         "要是哪里开始疼，请打电话求助。",
     ),
 }
+HELP_BETTER = {  # eased, or a false alarm: the alarm is not called off either
+    True: (
+        "Your family has still been told, so they may call to check on you.",
+        "家人那边还是已经通知了，他们可能会打电话问问你。",
+    ),
+    False: (
+        'If it comes back, say "help" straight away.',
+        "要是又不对劲，马上说“救命”。",
+    ),
+}
 
 
 def reply(answer: str, told: bool, zh: bool) -> str:
     """The words for ``answer`` (a value of ``hurt``), true of help as ``told`` says."""
-    helps = {"hurt": HELP_HURT, "up": HELP_UP}.get(answer, HELP)
+    helps = {"hurt": HELP_HURT, "up": HELP_UP, "better": HELP_BETTER}.get(answer, HELP)
     first, then = REPLY[answer][zh], helps[told][zh]
     return first + ("" if zh else " ") + then
 
 
-def read_answer(text: str) -> tuple[str, str, str] | None:
-    """The answer, the language it was said in and the words; None: no answer to it."""
-    answer = hurt(text)
-    return (answer, language(text), text) if answer is not None else None
+def _reader(read: Callable[[str], str | None]) -> Callable[[str], tuple[str, str] | None]:
+    """``read``'s answer with the language it was said in; None: no answer."""
+
+    def answer(text: str) -> tuple[str, str] | None:
+        found = read(text)
+        return (found, language(text)) if found is not None else None
+
+    return answer
 
 
-def expect_fall_answer(ctx: Context, alert_id: str, told: bool) -> None:
-    """Hear the answer to "Are you hurt anywhere?" in the person's next turn (any words that
-    are no answer go on as usual; a newer question of fayd's replaces this one)."""
+def expect_answer(ctx: Context, alert_id: str, kind: str, told: bool) -> None:
+    """Hear the person's next words after the emergency ``kind`` (any words that are no
+    answer go on as usual; a newer question of fayd's replaces this one)."""
     if ctx.expect is None:
         return
+    fall = kind == "fall"  # "Are you hurt anywhere?" is asked: its answer comes first
 
-    async def then(found: tuple[str, str, str]) -> Outcome:
-        answer, lang, _ = found
-        detail: dict[str, Any] = {"alert": alert_id, "after_fall": answer, "told": told}
+    async def then(found: tuple[str, str]) -> Outcome:
+        answer, lang = found
+        detail: dict[str, Any] = {"alert": alert_id, "after_emergency": answer, "told": told}
         return Outcome(reply(answer, told, lang == "zh"), importance=10, detail=detail)
 
-    ctx.expect.expect(ctx.user, read_answer, then, FALL_ANSWER_TTL_S)
+    read = _reader(hurt if fall else since_alarm)
+    ctx.expect.expect(ctx.user, read, then, ANSWER_TTL_S, last=not fall)
