@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 from fayd.care import admin
 from fayd.care import records as rec
 from fayd.care.daily import DailyDigest
-from fayd.care.digest import DayFacts, MedicationRecord, compose, feelings
+from fayd.care.digest import AlertEnd, DayFacts, MedicationRecord, compose, feelings
 from fayd.care.engine import CareEngine
 from fayd.care.rules import CareError
 from fayd.store import records as turns
@@ -177,6 +177,17 @@ def test_compose_is_pure_and_says_only_its_facts() -> None:
     text = compose(facts, UTC)
     assert "talked with me once" in text and "no medication check-ins" in text
     assert "cheerful" not in text and "movement" in text  # "no movement was recorded"
+
+
+def test_a_call_for_help_is_named_by_what_it_was_with_the_persons_words() -> None:
+    at = datetime(2026, 6, 1, 16, 0, tzinfo=UTC).timestamp()
+    fall = AlertEnd(at, "I've gone down in the kitchen.", "critical", "open", None, None,
+                    ("anna",), "fall")  # fmt: skip
+    sensor = AlertEnd(at, "oxygen level 88 below the 92 limit", "warning", "resolved", at + 60,
+                      "margaret", ())  # fmt: skip
+    text = compose(DayFacts("margaret", DAY, alerts=[fall, sensor]), UTC)
+    assert "Alert at 16:00: a fall (“I've gone down in the kitchen”). It is still open" in text
+    assert "Alert at 16:00: oxygen level 88 below the 92 limit. It ended: margaret" in text
 
 
 async def test_sent_once_at_its_time_and_not_again_after_a_restart(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.understand.slots import slots_json
+from fayd.agent.understand.slots import extract_slots, slots_json
 from fayd.store import Store
 
 from .test_skills import House
@@ -274,3 +274,28 @@ async def test_a_cancel_says_only_what_it_cancelled(house: House) -> None:
     assert decision.intent == "answer"
     assert outcome.say == "I couldn't find that reminder any more."
     assert [r["text"] for r in await house.book.list("ann")] == ["call your son"]
+
+
+async def test_a_reminder_is_cancelled_by_the_words_people_use_for_it(house: House) -> None:
+    await house.ask("Remind me to put the bins out tomorrow evening at six.")
+    await house.ask("remind me to water the tomatoes tomorrow at 9am")
+    decision, outcome = await house.ask("Oh cancel that bin one, our Tom says he'll do them.")
+    assert decision.intent == "reminder.cancel"
+    assert outcome.say.startswith("All right, I've cancelled it: put the bins out")
+    assert [r["text"] for r in await house.book.list("ann")] == ["water the tomatoes"]
+
+
+@pytest.mark.parametrize(
+    ("said", "task"),
+    [
+        ("下午三点半提醒我去接妞妞放学，她是我外孙女。", "去接妞妞放学"),  # an aside is no task
+        ("礼拜五上午十点要去医院复查，到时候提醒一下我。", "去医院复查"),
+        ("晚上七点提醒我吃药啊。", "吃药"),
+        ("下午两点叫我一声，我要去买菜", "去买菜"),
+        ("三点提醒我吃药，别忘了", "吃药"),
+        ("明天早上八点提醒我给儿子打电话", "给儿子打电话"),
+    ],
+)
+def test_a_chinese_reminder_keeps_only_its_task(said: str, task: str) -> None:
+    now = datetime(2026, 12, 8, 8, 0, tzinfo=UTC)
+    assert extract_slots("reminder.set", said, now, "zh")["what"] == task

@@ -120,6 +120,26 @@ async def test_a_reading_from_another_day_is_said_as_such(home: Home) -> None:
     )
 
 
+async def test_a_reading_is_compared_with_a_named_days_side_by_side(home: Home) -> None:
+    home.house.event("cuff-1", "bp", at(26 + 24), sys=142, dia=88)  # Sunday 08:00
+    home.house.event("cuff-1", "bp", at(26), sys=139, dia=85)  # Monday 08:00
+    home.house.event("cuff-1", "bp", at(2), sys=151, dia=93)  # this morning
+    said = await home.ask("Is that higher than Sunday's?")
+    assert said == (
+        "Your last blood pressure reading was 151 over 93, this morning at 8:00. The one from"
+        " Sunday was 142 over 88, on Sunday 29 November at 8:00."
+    )
+    said = await home.ask("what was my blood pressure on Monday?")
+    assert said == "Your last blood pressure reading was 139 over 85, yesterday morning at 8:00."
+    said = await home.ask("Is it lower than Friday's?")  # none that day: said so
+    assert said == (
+        "Your last blood pressure reading was 151 over 93, this morning at 8:00. I have none"
+        " from Friday 27 November."
+    )
+    said = await home.ask("我今天血压比星期天的高吗？")
+    assert said == "你最近一次血压是151/93，今天8:00量的；星期日那次是142/88，11月29日8:00量的。"
+
+
 async def test_someone_elses_reading_is_not_told_to_anyone(home: Home) -> None:
     home.house.event("cuff-2", "bp", at(0.5), sys=170, dia=100)
     said = await home.ask("what's bob's blood pressure?")

@@ -91,6 +91,11 @@ def triples(text: str) -> list[tuple[str, str, str]]:
         ),
         ("我孙子小军在北京上大学，可有出息了。", ("小军", "relation", "孙子")),
         ("我老伴秀兰走了三年了。", ("老伴", "name", "秀兰")),
+        ("下午三点半提醒我去接妞妞放学，她是我外孙女。", ("妞妞", "relation", "外孙女")),
+        (
+            "Actually I've moved my glasses, they're in the bedside drawer now.",
+            ("glasses", "place", "in the bedside drawer"),
+        ),
         ("钥匙我搁在鞋柜上了，免得又满屋子找。", ("钥匙", "place", "鞋柜上")),
     ],
 )
@@ -314,6 +319,8 @@ async def test_recall_in_chinese_and_several_of_one_kin(house: House) -> None:
     assert await house.recall("我的眼镜放哪了", "mei") == "你星期六跟我说，眼镜在桌子上。"
     assert await house.recall("我孙子叫什么", "mei") == "你跟我说过你的孙子：小明和小刚。"
     assert (await house.recall("我女儿叫什么", "mei")).startswith("这个你还没告诉过我")
+    house.told("下午三点半提醒我去接妞妞放学，她是我外孙女。", user="mei")
+    assert "妞妞" in await house.recall("我外孙女叫什么来着？", "mei")
     house.told("my grandson Tom is starting university", "My other grandson Jack came for tea")
     assert await house.recall("what are my grandsons called?") == (
         "You've told me of your grandsons Tom and Jack."

@@ -202,6 +202,7 @@ class AlertBook:
                 "key": "",
                 "answer": "skipped",
                 "unwatched": True,
+                "emergency": str(ev.data.get("emergency") or "help"),  # "fall", "chest_pain" …
             },
         }
         rec.insert_alert(db, alert)

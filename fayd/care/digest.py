@@ -54,6 +54,8 @@ class AlertEnd:
     closed_at: float | None
     closed_by: str | None
     told: tuple[str, ...] = ()
+    #: A call for help said aloud: what it was ("fall", "chest_pain"; fayd.agent.skills.care).
+    emergency: str = ""
 
 
 @dataclass
@@ -77,6 +79,30 @@ class DayFacts:
 
 
 #: A ``wellbeing`` event's kind (fayd.agent.understand.symptoms) as the digest says it.
+#: What a call for help said aloud was (the emergency skill's kinds).
+EMERGENCIES = {
+    "fall": "a fall",
+    "chest_pain": "chest pain",
+    "breathing": "trouble breathing",
+    "stroke": "signs of a stroke",
+    "bleeding": "bleeding",
+    "burn": "a burn",
+    "fire": "smoke or fire",
+    "gas": "a smell of gas",
+    "medicine": "too much medicine",
+    "help": "a call for help",
+}
+
+
+def _alert_said(alert: AlertEnd) -> str:
+    """An alert's words for the digest: a call for help by what it was, with the person's
+    words quoted ("a fall (“I've gone down in the kitchen”)"); else its own text."""
+    text = alert.text.rstrip(" .")
+    if alert.emergency not in EMERGENCIES:
+        return text
+    return f"{EMERGENCIES[alert.emergency]} (“{text}”)"
+
+
 SYMPTOMS = {
     "dizzy": "feeling dizzy",
     "unsteady": "feeling unsteady",
@@ -234,11 +260,12 @@ def compose(facts: DayFacts, zone: tzinfo, today: date | None = None) -> str:
             if a.told
             else ""
         )
+        said = _alert_said(a)
         if a.state == "open":
-            attention.append(f"Alert at {at(a.at)}: {a.text}. It is still open{told}.")
+            attention.append(f"Alert at {at(a.at)}: {said}. It is still open{told}.")
             continue
         ended = f"{a.closed_by} at {at(a.closed_at)}" if a.closed_at else (a.closed_by or a.state)
-        attention.append(f"Alert at {at(a.at)}: {a.text}{told}. It ended: {ended}.")
+        attention.append(f"Alert at {at(a.at)}: {said}{told}. It ended: {ended}.")
     for when, words in facts.incidents:
         attention.append(f"{words} at {at(when)}.")
     for when, kind, said in facts.symptoms:

@@ -146,6 +146,8 @@ def on_event(rule: Rule, state: State, ev: Event, zone: tzinfo) -> list[Decision
         detail = {"sensor": ev.sensor, "device": ev.device, "event": ev.id}
         if ev.data.get("alert_id"):  # the emergency skill's own alert: the same id goes on
             detail["alert_id"] = ev.data["alert_id"]
+        if isinstance(ev.data.get("emergency"), str):  # what it was: "fall", "chest_pain" …
+            detail["emergency"] = ev.data["emergency"]
         return [Fire(rule.name, "", str(text), ev.at, detail)]
     return []
 

@@ -95,6 +95,7 @@ def _read(db: sqlite_utils.Database, user: str, day: date, start: float, end: fl
                 a["closed_at"],
                 a["closed_by"],
                 tuple(told),
+                str(detail.get("emergency") or ""),
             )
         )
     for ev in events:

@@ -375,6 +375,8 @@ _PEOPLE_ZH = [
     re.compile(rf"我(?:的|家)?(?P<role>{_ZH_ROLE_ALT})(?:是)(?P<name>[\u4e00-\u9fff]{{1,2}}(?:医生|大夫))"),
     # 小明是我孙子
     re.compile(rf"(?:^|[，,。；])(?P<name>[\u4e00-\u9fff]{{2,3}}?)(?:也|都|就)?是我(?:的)?(?P<role>{_ZH_ROLE_ALT})(?:$|[，,。！；])"),
+    # 去接妞妞放学，她是我外孙女: a pet name (妞妞, 小军, 阿明) said, then who they are
+    re.compile(rf"(?P<name>([\u4e00-\u9fff])\2|[小阿][\u4e00-\u9fff])[^，,。；]{{0,12}}[，,](?:她|他)(?:也|就)?是我(?:的)?(?P<role>{_ZH_ROLE_ALT})(?:$|[，,。！；])"),
 ]  # fmt: skip
 _ZH_LOC = r"(?:上面|里面|下面|旁边|边上|后面|前面|那儿|那里|上|里|下|边|中|内|口)"
 _PLACES_ZH = [

@@ -223,13 +223,22 @@ class ReminderBook:
 
 _STOP = set(
     "a an the my to me for of on at in and about that this it reminder reminders timer timers"
-    " remind cancel delete remove stop forget please your you i".split()
+    " remind cancel delete remove stop forget please your you i one".split()
 )
 
 
 def content_words(text: str) -> set[str]:
-    """The words that tell reminders apart ("call", "son"; not "the", "reminder")."""
-    return {w for w in re.findall(r"[a-z0-9']+|[\u4e00-\u9fff]", text.lower()) if w not in _STOP}
+    """The words that tell reminders apart ("call", "son"; not "the", "reminder"), plurals
+    as one ("cancel that bin one" finds "put the bins out")."""
+    words = re.findall(r"[a-z0-9']+|[\u4e00-\u9fff]", text.lower())
+    return {_one(w) for w in words if w not in _STOP}
+
+
+def _one(word: str) -> str:
+    """ "bins" → "bin", "tablets" → "tablet"; "glass", "bus" and short words as they are."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def rule_of(data: dict[str, Any]) -> Rule:

@@ -21,6 +21,7 @@ from fayd.agent.skills import words
 from fayd.agent.skills.care import people_meant
 from fayd.agent.skills.memory import recall
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.gate import WEEKDAYS
 
 #: What each reading is called, and what takes one (EN, ZH).
 KINDS = {
@@ -65,6 +66,8 @@ async def last_reading(args: dict[str, Any], ctx: Context) -> Outcome:
     if ctx.readings is None:
         return Outcome("我这里没有测量记录。" if zh else "I have no readings to go by.")
     after, before, day_said = _window(str(args.get("day") or ""), ctx)
+    if args.get("compare") and day_said in WEEKDAYS:  # "is that higher than Monday's?"
+        return await _both(kind, person, shown, (after, before), ctx)
     found = await ctx.readings.latest(person, SENSORS[kind], after, before)
     earlier = None
     if found is None and day_said:
@@ -91,11 +94,11 @@ async def last_reading(args: dict[str, Any], ctx: Context) -> Outcome:
             else f"{whose} last {name_en} reading was {said}."
         )
     else:
-        day_zh = "昨天" if day_said == "yesterday" else "今天"
+        day_en = day_said.title() if day_said in WEEKDAYS else day_said
         text = (
-            f"{day_zh}没有{name_zh}记录。最近一次是{said}。"
+            f"{_day_zh(day_said)}没有{name_zh}记录。最近一次是{said}。"
             if zh
-            else f"I have no {name_en} reading from {day_said}. The last one was {said}."
+            else f"I have no {name_en} reading from {day_en}. The last one was {said}."
         )
     if args.get("judge"):
         text += (
@@ -104,6 +107,53 @@ async def last_reading(args: dict[str, Any], ctx: Context) -> Outcome:
             else " Whether that's all right for you is for your nurse or doctor to say."
         )
     return Outcome(text, detail=detail)
+
+
+def _day_zh(day: str) -> str:
+    if day in WEEKDAYS:
+        return "星期" + "一二三四五六日"[WEEKDAYS.index(day)]
+    return "昨天" if day == "yesterday" else "今天"
+
+
+async def _both(
+    kind: str, person: str, shown: str, window: tuple[float, float | None], ctx: Context
+) -> Outcome:
+    """The newest reading and the one of the weekday asked about, side by side: the
+    numbers are the records'; which is better is not fayd's to say."""
+    zh, yours = ctx.lang == "zh", person == ctx.user
+    name_en, _, name_zh, _ = KINDS[kind]
+    assert ctx.readings is not None
+    last = await ctx.readings.latest(person, SENSORS[kind], 0.0, None)
+    then = await ctx.readings.latest(person, SENSORS[kind], *window)
+    detail: dict[str, Any] = {"reading": kind, "of": person, "found": last is not None}
+    whose = ("你" if yours else shown) if zh else ("Your" if yours else f"{shown}'s")
+    day = datetime.fromtimestamp(window[0], ctx.tz)
+    if last is None:
+        if zh:
+            return Outcome(f"我这里没有{whose}的{name_zh}记录。", detail=detail)
+        return Outcome(f"I have no {name_en} reading for {whose.lower()}.", detail=detail)
+    now_said = _said(last, kind, ctx, zh)
+    if then is None or then == last:
+        if zh:
+            return Outcome(
+                f"{whose}最近一次{name_zh}是{now_said}。{day.month}月{day.day}日没有记录。",
+                detail=detail,
+            )
+        return Outcome(
+            f"{whose} last {name_en} reading was {now_said}. I have none from {day:%A}"
+            f" {day.day} {day:%B}.",
+            detail=detail,
+        )
+    then_said = _said(then, kind, ctx, zh)
+    if zh:
+        weekday = "星期" + "一二三四五六日"[day.weekday()]
+        return Outcome(
+            f"{whose}最近一次{name_zh}是{now_said}；{weekday}那次是{then_said}。", detail=detail
+        )
+    return Outcome(
+        f"{whose} last {name_en} reading was {now_said}. The one from {day:%A} was {then_said}.",
+        detail=detail,
+    )
 
 
 async def _whose(who: str, ctx: Context) -> tuple[str | None, str]:
@@ -122,12 +172,15 @@ async def _whose(who: str, ctx: Context) -> tuple[str | None, str]:
 
 
 def _window(day: str, ctx: Context) -> tuple[float, float | None, str]:
-    """[after, before) of the day asked about (none: any time), and the day's word."""
-    if day not in ("today", "yesterday"):
+    """[after, before) of the day asked about (none: any time), and the day's word; a
+    weekday is the last one before today ("Monday's", said on a Monday: a week ago)."""
+    if day in WEEKDAYS:
+        back = (ctx.now.weekday() - WEEKDAYS.index(day)) % 7 or 7
+    elif day in ("today", "yesterday"):
+        back = 1 if day == "yesterday" else 0
+    else:
         return 0.0, None, ""
-    start = datetime.combine(ctx.now.date(), time(), ctx.tz)
-    if day == "yesterday":
-        start -= timedelta(days=1)
+    start = datetime.combine(ctx.now.date() - timedelta(days=back), time(), ctx.tz)
     end = start + timedelta(days=1)
     return start.timestamp(), end.timestamp(), day
 
@@ -264,8 +317,9 @@ SKILLS = [
             "properties": {
                 "reading": {"enum": sorted(KINDS)},
                 "who": {"type": "string", "maxLength": 64},
-                "day": {"enum": ["today", "yesterday"]},
+                "day": {"enum": ["today", "yesterday", *WEEKDAYS]},
                 "judge": {"type": "boolean"},
+                "compare": {"type": "boolean"},
             },
         },
         last_reading,

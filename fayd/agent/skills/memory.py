@@ -210,6 +210,12 @@ def _content(text: str) -> set[str]:
     return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in _GENERIC}
 
 
+def _roles(text: str) -> set[str]:
+    """The kin and other roles an English sentence names ("our Anna's husband" → husband)."""
+    found = (mentioned.canonical_role(w) for w in re.findall(r"[a-z]+", text.lower()))
+    return {role for role in found if role}
+
+
 #: A question the person asked is nothing they told ("你跟我说过：我孙子叫啥来着？").
 _ASKED = re.compile(
     r"[?？]\s*$|^(what|who|where|when|which|how|why|do|does|did|is|are|can|could)\b|吗|来着|呢[。！]?$",
@@ -245,12 +251,15 @@ async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | No
     remembered fact or the user's side of an earlier exchange (never fayd's: it may be
     wrong)."""
     nodes = await asyncio.to_thread(memory.search, question, user, 8)
-    about = _content(question)
+    about, roles = _content(question), _roles(question)
     sentences = list(
         dict.fromkeys(
             s
             for s in (_users_words(n["content"], user) for n in nodes)
-            if s and not _ASKED.search(s) and (not about or _shares(about, _content(s)))
+            if s
+            and not _ASKED.search(s)
+            and (not about or _shares(about, _content(s)))
+            and roles <= _roles(s)  # "Anna's husband" is not "Anna's on her way round"
         )
     )
     if not sentences:

@@ -173,10 +173,32 @@ _WHEN = re.compile(r"^(?:when|once|as soon as)\b", re.I)
 _NOT = re.compile(r"^(?:don't|do not|dont|never) (?P<x>.+)", re.I)
 
 
+#: The request itself, and clauses that are no task: "到时候提醒一下我", "她是我外孙女".
+_ZH_CALL = re.compile(
+    r"(?:请|帮我|麻烦你|你)?(?:到时候|到点)?(?:记得)?(?:提醒一下我?|提醒我|叫我一声|叫我|喊我一声|喊我)"
+)
+_ZH_ASIDE = re.compile(r"^(?:她|他|它|这|那)(?:是|可是|就是)|^因为")
+_ZH_NOTHING = re.compile(
+    r"(?:到时候|到点|那时候|一声|一下|我们|我|记得|别忘了|别忘记了?|啊|呀|吧|哦)*"
+)
+
+
+def zh_task(text: str) -> str:
+    """A Chinese reminder's task without the request or an aside ("下午三点半提醒我去接妞妞
+    放学，她是我外孙女" → 去接妞妞放学; "要去医院复查，到时候提醒一下我" → 去医院复查)."""
+    kept = []
+    for clause in re.split(r"[，。！？,.!?；;、\s]+", text):
+        clause = _ZH_CALL.sub("", clause)
+        clause = re.sub(r"^(?:一声|一下)?(?:我们|我)?(?:要|得|该)?", "", clause)
+        clause = re.sub(r"(?:啊|呀|哦|吧|哈|嘛|好吗|好不好|行吗|可以吗)+$", "", clause)
+        if clause and not _ZH_ASIDE.search(clause) and not _ZH_NOTHING.fullmatch(clause):
+            kept.append(clause)
+    return "".join(kept)
+
+
 def _rest(call: str, rest: str, lang: str) -> tuple[str, str]:
     if lang == "zh":
-        what = re.sub(r"^[，,。\s]*(?:一声|一下)?[，,。\s]*(?:我们|我)?(?:要|得|该)?", "", rest)
-        return re.sub(r"[，。！？,.!?\s]+", "", what), ""
+        return zh_task(rest), ""
     rest = _TAGS.sub("", rest.strip(" ,.!?")).strip(" ,.!?")  # "shout me … would you?"
     low = call.lower()
     if low.endswith("miss"):

@@ -22,6 +22,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The days a reading may be asked of by name ("Monday's", 星期一的).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
 _CLAUSE = r"(?:^|[,.;:!?]\s*|\b(?:so|but|and|then|or|now|well|oh|um|er)\s+)"
 _FILL = r"(?:(?:so|oh|and|um|er|erm|well|fay|love|dear|now|hey|ok|okay|right|but|then|tell me|please)[, ]+)*"
@@ -488,10 +491,14 @@ def _reading_slots(found: re.Match[str], text: str) -> dict[str, Any]:
     who = groups.get("who")
     if who and who not in ("today", "yesterday", "tonight", "morning", "evening", "night", "it"):
         slots["who"] = who
-    if re.search(r"\byesterday\b|last night", text):
+    if weekday := re.search(rf"\b({'|'.join(WEEKDAYS)})\b", text):  # "today's than Monday's"
+        slots["day"] = weekday[1]
+    elif re.search(r"\byesterday\b|last night", text):
         slots["day"] = "yesterday"
     elif re.search(r"\btoday\b|this (?:morning|afternoon|evening)", text):
         slots["day"] = "today"
+    if re.search(r"\b(?:higher|lower|than|compared?|since)\b", text):
+        slots["compare"] = True  # "is that higher than Monday's?": both readings, side by side
     if re.search(
         r"\b(?:ok|okay|alright|all right|normal|high|low|too|good|fine|bad|raised|better|worse)\b",
         text,
@@ -532,10 +539,14 @@ def _zh(text: str, raw: str) -> Gated | None:
             slots: dict[str, Any] = {"reading": sensor}
             if groups.get("who_zh"):
                 slots["who"] = groups["who_zh"]
-            if "昨天" in text:
+            if weekday := re.search("(?:星期|礼拜|周)([一二三四五六日天])", text):
+                slots["day"] = WEEKDAYS[min("一二三四五六日天".index(weekday[1]), 6)]
+            elif "昨天" in text:
                 slots["day"] = "yesterday"
             elif re.search("今天|早上|上午|下午|晚上", text):
                 slots["day"] = "today"
+            if re.search("比|高了|低了|对比|相比", text):
+                slots["compare"] = True
             if re.search("正常|高不高|低不低|高吗|低吗|还好|好不好|好吗", text):
                 slots["judge"] = True
             return Gated("honest.reading", slots)

@@ -340,8 +340,7 @@ def _task(text: str, lang: str) -> str:
         text = (text[:start] + " " + text[end:]).strip()
     text = re.sub(r"\s+", " ", text)
     if lang == "zh":
-        text = re.sub(r"(请|帮我|麻烦你|你)?(提醒我|提醒一下|叫我|记得叫我)", "", text)
-        return re.sub(r"[，。！？,.!?\s]+", "", text).strip()
+        return everyday.zh_task(text)
     text = _REMIND_EN.sub("", text.strip(" .,!?")) if _REMIND_EN.search(text) else text
     return _tidy(text)
 
