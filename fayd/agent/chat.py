@@ -302,6 +302,7 @@ class Chat:
                 budget,
                 count,
                 playbooks_dir=self.playbooks_dir,
+                now=self.now(),
             )
         except FaydError as exc:  # a reply without memories beats no reply
             log.warning("memory context failed: %s", exc)

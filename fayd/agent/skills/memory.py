@@ -95,6 +95,7 @@ async def remember(args: dict[str, Any], ctx: Context) -> Outcome:
             username=ctx.user,
             trust=HUMAN,
             source="voice",
+            now=ctx.now.timestamp(),
         )
         detail["fact"] = result
     node = await asyncio.to_thread(
@@ -138,13 +139,18 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     asked = _asked_fact(question)
     ask = recall_facts.read_ask(question)
     if ask is not None and (asked is None or asked[0] != ME):
-        valid = await asyncio.to_thread(Facts(memory).as_of, username=ctx.user)
+        now = ctx.now.timestamp()  # the daemon's clock: the facts were dated by it
+        valid = await asyncio.to_thread(Facts(memory).as_of, now, username=ctx.user)
         if said := recall_facts.answer(ask, valid, ctx.now, zh):
             return Outcome(said, detail={"from": "facts", "ask": ask.kind})
     if asked is not None:
         subject, predicate = asked
         facts = await asyncio.to_thread(
-            Facts(memory).as_of, username=ctx.user, subject=subject, predicate=predicate
+            Facts(memory).as_of,
+            ctx.now.timestamp(),
+            username=ctx.user,
+            subject=subject,
+            predicate=predicate,
         )
         if facts:
             value = facts[0].object  # the newest valid one
@@ -283,7 +289,7 @@ def _users_words(content: str, user: str) -> str:
     first = content.splitlines()[0] if content else ""
     for prefix in (f"{user} said: ", f"{user}：", f"{user}:"):
         if first.startswith(prefix):
-            return first[len(prefix) :].strip().rstrip(".")
+            return first[len(prefix) :].strip().rstrip(".。")
     return ""
 
 

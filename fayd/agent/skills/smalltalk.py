@@ -339,7 +339,11 @@ async def _own_name(ctx: Context) -> str | None:
     if ctx.memory is None:
         return None
     facts = await asyncio.to_thread(
-        Facts(ctx.memory).as_of, username=ctx.user, subject=ME, predicate="name"
+        Facts(ctx.memory).as_of,
+        ctx.now.timestamp(),
+        username=ctx.user,
+        subject=ME,
+        predicate="name",
     )
     return facts[0].object if facts else None
 
