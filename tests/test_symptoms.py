@@ -340,8 +340,24 @@ async def test_with_no_one_to_tell_nothing_is_offered(home: Home) -> None:
     add_anna(home.store, people=("dad",))  # anna looks after someone else
     said = await home.ask("I've gone right off my food")
     assert "let" not in said.say and 'say "help"' in said.say
-    assert not home.understanding.expectations.is_open("mum")
+    decision = home.understanding.decide("yes please", "mum", "kitchen-1")
+    assert decision.intent != "answer"  # no offer was made: a yes answers nothing
     assert [e["data"]["symptom"] for e in home.events()] == ["appetite"]
+
+
+@pytest.mark.models
+async def test_easing_or_worse_after_it_is_answered_in_code(home: Home) -> None:
+    await home.ask("I've come over all funny, my head's swimming.")
+    decision = home.understanding.decide(
+        "No, I'll sit down a minute, it's passing off now.", "mum", "kitchen-1"
+    )
+    assert (decision.intent, decision.via) == ("answer", "expected")
+    said = await home.understanding.act(decision, "", "mum", "kitchen-1")
+    assert said.say == "I'm so glad you're feeling better. Do tell me if it comes back."
+    await home.ask("我有点头晕")
+    said = await home.ask("越来越晕了")
+    assert said.say.startswith("越来越难受的话，先坐下别动。")
+    assert not home.raised  # worse is no alarm by itself; "help" is
 
 
 @pytest.mark.models

@@ -28,6 +28,8 @@ INVENTED = [
     ),
     ("My knees have been bad.", "You need to stop walking on them.", "advice"),
     ("I've got a cold.", "Have another tablet with your tea.", "dose"),
+    ("It's passing off now.", "Before tomorrow's dinner at 12:07pm.", "time"),
+    ("I nearly fell about laughing.", "My husband's name Harold was a silly joke.", "a life"),
     ("我该吃几片药？", "你可以吃两片。", "number"),
     ("我什么时候去医院？", "你星期三去。", "date"),
 ]
@@ -42,6 +44,7 @@ FOUNDED = [
     ("My blood pressure was 150 this morning.", "That's good to hear you're keeping an eye on it."),
     ("I've been in the garden all day.", "You should take it easy this evening."),
     ("I finished the big jigsaw at last.", "You should be proud of yourself!"),
+    ("My bus is at 3pm.", "Enjoy the trip at 3pm!"),
     ("我今天很开心", "太好了！是什么让你这么开心？"),
 ]
 

@@ -1,9 +1,9 @@
 """The check after the model (issue 21): a chit-chat reply that states a number, a dose, a
-reading, a date or a proper name that is not in what the model was given — the person's
-question, the memory context and the history — or that tells the person what they should do,
-is not said ("The recommended daily dose of 20mg…", "a puppy named Luna", "It was a bit
-high.", "I think you should take the rest of the room!"). Regexes over the reply, no model
-call.
+reading, a date, a time or a proper name that is not in what the model was given — the
+person's question, the memory context and the history — or that tells the person what they
+should do, or speaks of a life of its own ("my husband"), is not said ("The recommended daily
+dose of 20mg…", "a puppy named Luna", "It was a bit high.", "I think you should take the rest
+of the room!"). Regexes over the reply, no model call.
 
 ``ReplyGuard`` (fayd/agent/guard.py) asks :func:`unfounded` of each piece before it is said;
 ``Chat`` gives it the grounds. What is flagged is said only when its words are in the
@@ -67,6 +67,18 @@ _ADVICE = re.compile(
     r"(?:tablets?|pills?|capsules?|doses?)\b"
     r"|你(?:应该|必须|得)(?:吃|服|停|加|减)|建议你",
     re.I,
+)
+#: The model speaking of a life it has not got ("My husband's name Harold was a silly joke"):
+#: fayd is a box on a shelf, with no family, pets or home of its own.
+_OWN_LIFE = re.compile(
+    r"\bmy (?:late )?(?:husband|wife|son|daughter|children|kids|grand\w+|mum|mom|mother|dad|"
+    r"father|brother|sister|family|cat|dog|garden|house|flat|neighbours?|doctor)\b",
+    re.I,
+)
+#: A time of day ("12:07pm", "at 3 o'clock", "8am"): said only as the grounds say it (each
+#: of its numbers may be there for other reasons: "7 December", "12 tablets").
+_CLOCK_TIME = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\b\.?|o'clock\b)", re.I
 )
 _MONTHS = (
     "january february march april may june july august september october november december".split()
@@ -165,6 +177,11 @@ def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, 
     Tuesday", "name Luna"), or "" when all it states is in ``question`` + ``grounds`` (the memory
     context and the history). ``allowed``: names always fine (the person's, fayd's)."""
     known, lower = _grounds(f"{question}\n{grounds}")
+    for clock in _CLOCK_TIME.finditer(piece):
+        hour_minute = re.match(r"\d{1,2}(?:[:.]\d{2})?", clock[0])
+        said = rf"(?<![\d:.]){re.escape(hour_minute[0])}(?![\d])" if hour_minute else ""
+        if said and not re.search(said, lower):
+            return f"time {clock[0]}"
     for value in numbers(piece, quantities_only=True):
         if value not in known:
             return f"number {value:g}"
@@ -172,6 +189,8 @@ def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, 
         return "dose"
     if _ADVICE.search(piece):
         return "advice"
+    if _OWN_LIFE.search(piece):
+        return "a life of its own"
     level = _LEVEL.search(piece)
     if level and (_READING.search(piece) or _READING.search(question)):
         if not _READING.search(grounds) or not _said_in(level[0].split()[-1], lower):

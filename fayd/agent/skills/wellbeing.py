@@ -14,6 +14,7 @@ from typing import Any
 
 from fayd.agent.expect import wellbeing, yes_no
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.answers import eased
 from fayd.agent.understand.symptoms import KINDS, asks_cause
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,30 @@ BETTER = (
 )
 
 
+#: Said when the trouble told of is easing, or worse, in the next words (``eased``).
+EASED = {
+    "better": BETTER,
+    "worse": (
+        "I'm sorry it's getting worse. Sit down and keep still. If you need help, say"
+        ' "help" and I\'ll raise the alarm.',
+        "越来越难受的话，先坐下别动。需要帮忙就说“救命”，我马上报警。",
+    ),
+}
+
+
+def _unwell(ctx: Context, said: str, detail: dict[str, Any]) -> Outcome:
+    """``said`` with the alarm's words; the next words are read in code if they say it is
+    easing or worse ("No, I'll sit down a minute, it's passing off now"), never the model's."""
+    zh = ctx.lang == "zh"
+    if ctx.expect is not None:
+
+        async def then(answer: str) -> str:
+            return EASED[answer][zh]
+
+        ctx.expect.expect(ctx.user, eased, then, OFFER_S, last=True)
+    return Outcome(said + ALARM[zh], detail=detail)
+
+
 async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
     zh = ctx.lang == "zh"
     if args.get("symptom") == "better":
@@ -118,7 +143,7 @@ async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
         )
     detail: dict[str, Any] = {"symptom": kind}
     if ctx.wellbeing is None:  # not wired: kind words, nothing claimed
-        return Outcome(first + ALARM[zh], detail=detail)
+        return _unwell(ctx, first, detail)
     data = {"symptom": kind, "words": str(args.get("words") or "")[:200], "said": said[:300]}
     if where:
         data["where"] = where
@@ -131,7 +156,7 @@ async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
     family = await ctx.wellbeing.family(ctx.user)
     if not family:
         detail["family"] = "none"
-        return Outcome(first + ALARM[zh], detail=detail)
+        return _unwell(ctx, first, detail)
     who = _names(family, zh)
     title = f"fayd: {ctx.user[:1].upper() + ctx.user[1:]} isn't feeling well"
     body = _notice(ctx, kind, said)
@@ -165,7 +190,7 @@ async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
         detail["asked"] = "tell family"
         offer = f"要我告诉{who}吗？" if zh else f" Would you like me to let {who} know?"
         return Outcome(first + offer, detail=detail)
-    return Outcome(first + ALARM[zh], detail=detail)
+    return _unwell(ctx, first, detail)
 
 
 _YES = re.compile(

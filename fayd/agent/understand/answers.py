@@ -294,3 +294,10 @@ def since_alarm(text: str) -> str | None:
     if said_passed(said) or _NOTHING_MUCH.search(said):
         return "better"
     return "said"
+
+
+def eased(text: str) -> str | None:
+    """After feeling unwell was told (no question asked): "better" ("it's passing off
+    now") or "worse"; None for anything else (the router's)."""
+    found = since_alarm(text)
+    return found if found in ("better", "worse") else None
