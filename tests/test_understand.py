@@ -192,6 +192,7 @@ def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
         ("Is Sophie having a boy or a girl, did I say?", "honest.past"),
         ("我上个月体检查的胆固醇是多少？", "honest.past"),
         ("Is that higher than Monday's?", "honest.reading"),
+        ("Tell me a bit about yourself, Fay.", "qa"),  # written, never the model's
         ("What was I told my oxygen was on Tuesday?", "honest.reading"),
         ("我那药一天吃两次还是一次？", "honest.advice"),
         ("我孙子叫啥来着？", "memory.recall"),
@@ -217,6 +218,10 @@ def test_a_near_match_keeps_the_question_word() -> None:
     qa = QaTable.load(DEFAULT_QA, all_skills().names)
     assert qa.match(normalize("How are you?")) is None  # one letter from "who are you"
     assert qa.match(normalize("where you live")) is not None  # a word left out is fine
+    # fayd describing itself is written, never the model's ("two for women's clothes")
+    for said in ("Tell me a bit about yourself, Fay.", "介绍一下你自己吧"):
+        found = qa.match(normalize(said))
+        assert found is not None and found[0].answer.startswith(("I'm Fay", "我是Fay")), said
 
 
 @pytest.mark.models
