@@ -63,6 +63,8 @@ ADVICE = [
     ("Is ninety-five all right? Should I be worried?", "health"),
 ]
 PAST = [
+    "What did Anna's husband do for a living?",
+    "where does my grandson work these days?",
     "what was the name of my old cat?",
     "where did I work before I retired?",
     "when did my husband and I get married?",

@@ -326,6 +326,16 @@ async def test_no_means_no_one_is_told(home: Home) -> None:
 
 
 @pytest.mark.models
+async def test_easing_to_the_offer_is_glad_words_and_no_one_is_told(home: Home) -> None:
+    add_anna(home.store)
+    said = await home.ask("Ooh I've come over all dizzy, the room's spinning.")
+    assert said.say.endswith("Would you like me to let Anna know?")
+    answer = await home.ask("It's passing off now, I'm sitting down.")
+    assert answer.say == "I'm so glad you're feeling better. Do tell me if it comes back."
+    assert not home.outbox()
+
+
+@pytest.mark.models
 async def test_chinese_is_answered_in_chinese(home: Home) -> None:
     add_anna(home.store)
     said = await home.ask("我有点头晕，站都站不稳")

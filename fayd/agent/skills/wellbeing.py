@@ -179,6 +179,8 @@ async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
     async def then(answer: str) -> str:
         if answer == "yes":
             return await tell()
+        if answer == "better":
+            return BETTER[zh]
         if answer == "later":  # nothing is promised for later: no one is told now
             return "好的，现在先不告诉他们。" + ALARM[1] if zh else "All right, not now." + ALARM[0]
         if zh:
@@ -203,6 +205,8 @@ def _tell_family(text: str) -> str | None:
     """The answer to "Would you like me to let Anna know?": "Yes, I'm fine, I'd just come
     up the stairs" says there is nothing to tell (a yes to the wrong question)."""
     answer = yes_no(text)
+    if answer in (None, "no") and eased(text) == "better":
+        return "better"  # "It's passing off now, I'm sitting down": glad words, no one told
     rest = _YES.sub("", text.strip())
     return "no" if answer == "yes" and rest and wellbeing(rest) == "fine" else answer
 

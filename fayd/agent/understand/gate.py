@@ -300,6 +300,11 @@ _PAST_EN = [
     r"\bwhat(?:'s| is| was) (?:our |my )?[a-z]+'s (?:husband|wife|partner|son|daughter|baby|dog|cat|"
     r"boyfriend|girlfriend|name)(?: called|'s name)?\b",
     r"\b(?:did i (?:say|tell you|mention)|have i (?:said|told you|mentioned))\W*$",
+    # "what did Anna's husband do for a living?", "where does my grandson work?": the
+    # family's lives are known only from what was told
+    r"\b(?:what|where|who|when|how long|how old) (?:did|does|do|is|was|has|had) (?:our |my )?"
+    r"(?:[a-z]+'s )?(?:husband|wife|partner|son|daughter|grandson|granddaughter|brother|sister|"
+    r"niece|nephew|son-in-law|daughter-in-law|cousin|boyfriend|girlfriend)\b",
     # "do you know where I grew up?", "can you remember when I was married?"
     rf"\b(?:do you (?:know|remember)|can you (?:remember|tell me)|have you any idea|any idea) "
     rf"(?:where|when|who|which|what year|how) (?:i|we) (?:was |were |first |last )?{_LIFE}\b",
