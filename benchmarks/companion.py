@@ -535,6 +535,11 @@ async def reply_of(
     decision, stored = decision_of(house, device_id, after)
     if said is None:
         return "", decision, others
+    for _ in range(15):  # a late announcement heard first, the model's reply still coming
+        if stored is not None:
+            break
+        await asyncio.sleep(1.0)
+        decision, stored = decision_of(house, device_id, after)
     if stored is not None:
         for _ in range(3):  # the reply comes after what fayd was saying already
             if _same(said.text, stored) or said is None:
