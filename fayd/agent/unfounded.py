@@ -189,8 +189,8 @@ def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, 
         return "dose"
     if _ADVICE.search(piece):
         return "advice"
-    if _OWN_LIFE.search(piece):
-        return "a life of its own"
+    if (life := _OWN_LIFE.search(piece)) and not _said_in(life[0], lower):
+        return "a life of its own"  # "my garden" said back from the question is an echo
     level = _LEVEL.search(piece)
     if level and (_READING.search(piece) or _READING.search(question)):
         if not _READING.search(grounds) or not _said_in(level[0].split()[-1], lower):
