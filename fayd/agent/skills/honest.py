@@ -21,7 +21,7 @@ from fayd.agent.skills import words
 from fayd.agent.skills.care import people_meant
 from fayd.agent.skills.memory import recall
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.gate import WEEKDAYS
+from fayd.agent.understand.times import WEEKDAYS
 
 #: What each reading is called, and what takes one (EN, ZH).
 KINDS = {
@@ -111,7 +111,7 @@ async def last_reading(args: dict[str, Any], ctx: Context) -> Outcome:
 
 def _day_zh(day: str) -> str:
     if day in WEEKDAYS:
-        return "星期" + "一二三四五六日"[WEEKDAYS.index(day)]
+        return words.weekday_zh(WEEKDAYS.index(day))
     return "昨天" if day == "yesterday" else "今天"
 
 
@@ -146,7 +146,7 @@ async def _both(
         )
     then_said = _said(then, kind, ctx, zh)
     if zh:
-        weekday = "星期" + "一二三四五六日"[day.weekday()]
+        weekday = words.weekday_zh(day.weekday())
         return Outcome(
             f"{whose}最近一次{name_zh}是{now_said}；{weekday}那次是{then_said}。", detail=detail
         )

@@ -90,7 +90,12 @@ def day_en(d: date) -> str:
 
 
 def day_zh(d: date) -> str:
-    return f"{d.year}年{d.month}月{d.day}日，星期{_WEEKDAYS_ZH[d.weekday()]}"
+    return f"{d.year}年{d.month}月{d.day}日，{weekday_zh(d.weekday())}"
+
+
+def weekday_zh(weekday: int) -> str:
+    """0 (Monday) → 星期一."""
+    return f"星期{_WEEKDAYS_ZH[weekday]}"
 
 
 def day(d: date, lang: str) -> str:

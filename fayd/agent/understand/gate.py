@@ -22,8 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The days a reading may be asked of by name ("Monday's", 星期一的).
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+from fayd.agent.understand.times import WEEKDAYS
 
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
 _CLAUSE = r"(?:^|[,.;:!?]\s*|\b(?:so|but|and|then|or|now|well|oh|um|er)\s+)"

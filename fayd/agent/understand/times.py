@@ -142,8 +142,8 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_WD = rf"(?:{'|'.join(_WEEKDAYS)})"
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WD = rf"(?:{'|'.join(WEEKDAYS)})"
 _AMPM = r"(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?|\s+o'?\s?clock)"
 _CLOCK = (
     rf"(?:(?P<noon>noon|midday|lunchtime)|(?P<midnight>midnight)"
@@ -265,7 +265,7 @@ def _day(m: re.Match) -> dict:
 def _weekday(m: re.Match) -> dict:
     if m["plural"]:
         return {"every": ("week", tuple(d[:3] for d in re.findall(_WD, m.group())), None)}
-    return {"day": ("weekday", _WEEKDAYS.index(m["wd"]), m["next"] == "next")}
+    return {"day": ("weekday", WEEKDAYS.index(m["wd"]), m["next"] == "next")}
 
 
 def _day_number(text: str) -> int:
