@@ -18,6 +18,8 @@ INVENTED = [
     ("I'm worried about my blood pressure.", "I'm sure it's fine.", "reading"),
     ("How's my sugar?", "Your sugar levels look normal.", "reading"),
     ("What was my first cat called?", "Your first cat was a tabby named Whiskers.", "name"),
+    ("Good morning, it's Margaret", "Mabel! Your smile is so bright.", "name"),
+    ("I had a nice walk.", "How lovely. Bert, did you see the ducks?", "name"),
     ("I take my tablets every morning.", "Your daughter Susan reminds you, doesn't she?", "name"),
     ("When is my appointment?", "It's on Thursday.", "date"),
     ("When is my appointment?", "I think it's the 14th.", "number"),
@@ -35,6 +37,7 @@ INVENTED = [
 ]
 FOUNDED = [
     ("Good morning Fay", "Good morning! How did you sleep?"),
+    ("Good morning Fay", "Ann! Lovely to hear you. Goodness, what a day!"),
     ("What are you?", "I'm Fay, a small companion in a box."),
     ("I used to grow roses.", "Roses are lovely. Which colour did you like best?"),
     ("My daughter Anna came round today.", "How lovely that Anna came round!"),

@@ -101,6 +101,16 @@ _COMMON_CAPITALS = frozenset(
     "british god lord tv bbc".split()
 )
 _NAME = re.compile(r"^[A-Z][a-z]+(?:'s)?$")
+#: A sentence that opens by calling someone ("Mabel! Your smile…", "Mabel, how lovely"):
+#: a capitalised word then "!" or ",", unless it is one of the words replies open with.
+_VOCATIVE = re.compile(r"(?:^|[.!?…]\s+)([A-Z][a-z]+)[!,]")
+_OPENERS = frozenset(
+    "hello hi hey hiya morning evening afternoon yes no well oh ah aw ooh hmm sure right "
+    "great lovely wonderful splendid brilliant excellent perfect good nice fine okay alright "
+    "absolutely certainly indeed sorry thanks thank goodness gosh wow dear darling love "
+    "now so anyway actually honestly really aha yay cheers bye goodbye goodnight welcome "
+    "congratulations haha gracious mmm hush there look listen please".split()
+)
 _NAMED = re.compile(r"\b(?:named|called)\s+([A-Z][a-z]+)")
 _SENTENCE_END = re.compile(r"[.!?…:;\"“”]$")
 _EDGE = re.compile(r"^[\"'“‘(\[]+|[\"'”’)\],.!?;:…]+$")
@@ -158,8 +168,10 @@ def _said_in(word: str, lower_grounds: str) -> bool:
 
 def names(piece: str) -> list[str]:
     """Proper names the piece states: a capitalised word inside a sentence ("my daughter
-    Anna"), or any word after "named"/"called"."""
+    Anna"), any word after "named"/"called", or a sentence opening by calling someone
+    ("Mabel! …")."""
     out = [m[1] for m in _NAMED.finditer(piece)]
+    out += [m[1] for m in _VOCATIVE.finditer(piece) if m[1].lower() not in _OPENERS]
     tokens = piece.split()
     for i, token in enumerate(tokens):
         word = _EDGE.sub("", token)

@@ -113,6 +113,13 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         ("听起来是很美好的回忆。你最喜欢那时候的什么？", "跟我多说说那时候的事吧。"),
     ),
+    "meal_idea": (
+        (
+            "Something warm and simple is never wrong: soup, an omelette, or beans on toast?",
+            "What about a bowl of soup or scrambled eggs? What do you fancy?",
+        ),
+        ("简单热乎的总不会错：一碗汤面，或者蒸个鸡蛋羹。你想吃点什么？",),
+    ),
     "food": (
         # Said before or after the meal alike: "I had porridge", "I'm going to make a cake".
         ("That sounds lovely. Is it one of your favourites?", "How nice. Do you enjoy cooking?"),

@@ -85,6 +85,12 @@ TOPICS: dict[str, list[str]] = {
         r"good )?story\b(?!.*\babout\b)",
         r"(讲|说)(个|一个)(小)?故事(吧|呗)?$",
     ],
+    # "What shall I have for lunch?": a written idea, not "That sounds lovely" as if told.
+    "meal_idea": [
+        rf"\bwhat (shall|should|can|could|do|will) i (have|make|cook|eat|do)( for| with)?"
+        rf"( my| the)? {_FOOD}\b|\b(any )?ideas? for( my)? {_FOOD}\b",
+        r"(中午|晚上|早上|今天|明天|午饭|晚饭|早饭)(我)?(吃|做)(点)?(什么|啥)(好|呢|饭)?(?!药)",
+    ],
     "about_me": [
         r"\b(did|do|have|are|were|would|will) you (ever )?(eat|have|had|drink|sleep|slept|go|went|been|"
         r"get|got|cook)\b.*\b(breakfast|lunch|dinner|tea|supper|food|eat|sleep|out|holiday|married|"
@@ -290,7 +296,9 @@ TOPICS: dict[str, list[str]] = {
         r"good day to you|howdy( partner)?)$",
         r"^((oh|hello|hi|hey|hiya|morning|evening|well)[ ,]*)*(good (morning|afternoon|evening|day)"
         r"|hello|hi|hiya|hey|howdy|g'day|morning|evening|hello there)"
-        r"([ ,]+(fay|love|dear|there|again|everyone|to you|all|pet))*$",
+        r"([ ,]+(fay|love|dear|there|again|everyone|to you|all|pet))*"
+        # "good morning, it's Margaret", "hello, it's me, Margaret", "hi, Margaret here"
+        r"([ ,]+(it's|it is) (only )?(me[ ,]+)?[a-z]+( here)?|[ ,]+[a-z]+ here)?$",
         r"^(你好|早上好|早|早安|下午好|晚上好|嗨|哈喽)(啊|呀|fay)?$",
     ],
     "goodnight": [
@@ -341,7 +349,7 @@ UNLESS: dict[str, str] = {
 ORDER = list(TOPICS)
 #: Small talk that is itself a question or a request ("tell me a joke", "what do you think
 #: of roses?"): request words in it do not hand it to the rest of fayd.
-ASKED = frozenset({"joke", "story", "opinion"})
+ASKED = frozenset({"joke", "story", "opinion", "meal_idea"})
 #: Feelings that "not" turns round: "I'm not lonely at all" is not loneliness.
 MOODS = frozenset({"lonely", "low", "worried", "tired", "happy", "bored", "ache", "food"})
 _NEGATED = re.compile(
