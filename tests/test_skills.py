@@ -154,10 +154,11 @@ async def test_what_fayd_knows_about_the_person_is_what_they_said(house: House) 
     await house.ask("my name is Margaret")
     await house.ask("remember that my granddaughter is called Lily")
     await house.ask("please remember that I take my pills with breakfast")
+    await house.ask("I've put my glasses on the hall table")  # said in passing: a fact
     _, said = await house.ask("What do you know about me?")
     assert said.say == (
-        "You've told me that you take your pills with breakfast, your granddaughter is called"
-        " Lily and your name is Margaret."
+        "You've told me that your glasses are on the hall table, your granddaughter's name is"
+        " Lily, your name is Margaret and you take your pills with breakfast."
     )
 
 

@@ -161,7 +161,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
             said = "name" if predicate == "name" else predicate
             return Outcome(f"Your {subject}'s {said} is {value}.", detail={"from": "facts"})
     if _ABOUT_ME.search(question.lower().strip(" ?.!？。")):
-        return await _about_me(memory, ctx.user, zh)
+        return await _about_me(memory, ctx, zh)
     told = await _told(memory, ctx.user, question)
     if told is None:
         return Outcome(NOT_TOLD[zh])
@@ -174,24 +174,43 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     )
 
 
-async def _about_me(memory: Any, user: str, zh: bool) -> Outcome:
-    """The newest things the person asked to be remembered, in their words turned round."""
+async def _about_me(memory: Any, ctx: Context, zh: bool) -> Outcome:
+    """What the person told: the facts kept from what they mentioned ("my doctor is Dr
+    Patel"), then the newest things they asked to be remembered, in their words turned
+    round."""
+    facts = await asyncio.to_thread(Facts(memory).as_of, ctx.now.timestamp(), username=ctx.user)
+    known = [
+        _own_name(f.object, zh) if f.subject == ME else recall_facts.sentence(f, zh)
+        for f in facts[:ABOUT_ME_N]
+    ]
     nodes = await asyncio.to_thread(
-        memory.get_recent, user, ABOUT_ME_N * 2, ["trust:human_asserted"]
+        memory.get_recent, ctx.user, ABOUT_ME_N * 2, ["trust:human_asserted"]
     )
-    said = list(dict.fromkeys(s for n in nodes if (s := _users_words(n["content"], user))))
-    said = said[:ABOUT_ME_N]
-    if not said:
+    said = list(dict.fromkeys(s for n in nodes if (s := _users_words(n["content"], ctx.user))))
+    said = [s for s in said if not any(_covers(f, s) for f in facts[:ABOUT_ME_N])]
+    said = said[: max(0, ABOUT_ME_N + 2 - len(known))]
+    if not said and not known:
         if zh:
             return Outcome("我对你还知道得不多。你想让我记住什么，就告诉我。")
         return Outcome(
             "I don't know much about you yet. Tell me anything you'd like me to remember."
         )
     if zh:
-        return Outcome("你跟我说过：" + "；".join(said) + "。")
-    told = [words.mid_sentence(words.turned_round(s)) for s in said]
+        return Outcome("你跟我说过：" + "；".join(known + said) + "。")
+    told = known + [words.mid_sentence(words.turned_round(s)) for s in said]
     listed = told[0] if len(told) == 1 else ", ".join(told[:-1]) + " and " + told[-1]
     return Outcome(f"You've told me that {listed}.", detail={"from": "memory"})
+
+
+def _covers(fact: Any, sentence: str) -> bool:
+    """The fact already says what the sentence asked to be remembered ("my granddaughter is
+    called Lily" once the granddaughter's name is a fact)."""
+    lower = sentence.lower()
+    return fact.object.lower() in lower and (fact.subject == ME or fact.subject.lower() in lower)
+
+
+def _own_name(name: str, zh: bool) -> str:
+    return f"你叫{name}" if zh else f"your name is {name}"
 
 
 #: Words that say nothing of what a question is about.
