@@ -160,6 +160,22 @@ async def test_bad_input_is_refused_and_nothing_is_stored(setup: Setup) -> None:
     assert setup.rows("SELECT count(*) FROM reminders") == [(0,)]
 
 
+async def test_tomorrows_reminders_include_a_daily_one_that_also_rings_today(
+    setup: Setup,
+) -> None:
+    book = setup.book  # 10:00 on Tuesday 1 December, London
+    await book.add("ann", "take your pills", rule=Rule("day", at=dtime(20)))  # today 20:00 too
+    await book.add("ann", "bins out", at=NOW + timedelta(days=1, hours=-2))  # 08:00 tomorrow
+    await book.add("ann", "call Jim", at=NOW + timedelta(hours=3))  # today only
+    await book.add("ann", "dentist", at=NOW + timedelta(days=2))  # Thursday
+    await book.add("ann", "on Sundays", rule=Rule("week", at=dtime(9), days=("sun",)))
+    rows = await book.tomorrow("ann")
+    assert [(r["text"], r["next_at"]) for r in rows] == [
+        ("bins out", (NOW + timedelta(days=1, hours=-2)).timestamp()),
+        ("take your pills", (NOW + timedelta(days=1, hours=10)).timestamp()),
+    ]
+
+
 async def test_fires_at_its_minute_once_and_late_once_after_downtime(setup: Setup) -> None:
     book, clock = setup.book, setup.clock
     await book.add("ann", "call your son", at=NOW + timedelta(hours=2))

@@ -262,6 +262,12 @@ async def test_reminders_are_set_read_back_listed_cancelled_and_snoozed(house: H
     assert said.say == "All right, I've cancelled it: call your son on Sunday 6 December at 17:00."
     _, said = await house.ask("what's on today?")
     assert said.say == "Nothing more for today."
+    # Tomorrow's only, a weekday's recurring one at its time tomorrow.
+    decision, said = await house.ask("what's on tomorrow?")
+    assert (decision.intent, said.say) == (
+        "reminder.list",
+        "Tomorrow: at 08:00, take your tablets; at 09:00, call the doctor.",
+    )
     house.clock.advance(hours=14)  # Wednesday, 00:00
     _, said = await house.ask("what's on today?")
     assert said.say == "Today: at 08:00, take your tablets; at 09:00, call the doctor."

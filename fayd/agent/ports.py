@@ -38,6 +38,10 @@ class CareDays(Protocol):
         """Whether ``caregiver`` looks after ``person`` (docs/security.md, *Who is who*)."""
         ...
 
+    async def person(self, word: str) -> str | None:
+        """The household member ``word`` names, as kept ("Margaret" for "margaret"), or None."""
+        ...
+
     async def looked_after(self, caregiver: str) -> list[str]:
         """The people ``caregiver`` looks after in particular: "Mum" said by a caregiver
         of one person is that person."""

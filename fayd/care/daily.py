@@ -173,6 +173,10 @@ class DailyDigest:
         household = await self.engine.store.run(load_household)
         return household.watches(caregiver, await self._person(person) or person)
 
+    async def person(self, word: str) -> str | None:
+        """The household member ``word`` names, or None."""
+        return await self._person(word)
+
     async def looked_after(self, caregiver: str) -> list[str]:
         """Who ``caregiver`` looks after in particular (fayd.care.household)."""
         household = await self.engine.store.run(load_household)

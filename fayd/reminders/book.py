@@ -168,6 +168,24 @@ class ReminderBook:
         end = datetime.combine(now.date() + timedelta(days=1), dtime(0), self.tz).timestamp()
         return [r for r in await self.list(user) if r["next_at"] is not None and r["next_at"] < end]
 
+    async def tomorrow(self, user: str) -> list[dict[str, Any]]:
+        """The user's reminders that come round tomorrow (their zone), soonest first, each
+        with ``next_at`` set to that time (a daily one also rings today)."""
+        day = self.clock.now().astimezone(self.tz).date() + timedelta(days=1)
+        start = datetime.combine(day, dtime(0), self.tz)
+        end = (start + timedelta(days=1)).timestamp()
+        found = []
+        for row in await self.list(user):
+            at = row["next_at"]
+            if row["rule"] and (at is None or at < start.timestamp()):
+                first = datetime.fromtimestamp(float(row["first_at"]), UTC)
+                rule = Rule.from_json(row["rule"])
+                later = next_occurrence(rule, first, start - timedelta(microseconds=1), self.tz)
+                at = later.timestamp() if later else None
+            if at is not None and start.timestamp() <= at < end:
+                found.append(row | {"next_at": at})
+        return sorted(found, key=lambda r: r["next_at"])
+
     async def find(self, user: str, words: str, kind: str | None = None) -> list[dict[str, Any]]:
         """Active reminders of ``user`` whose text or name shares the content words said
         (all of them when nothing is said)."""

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from fayd.agent.skills import words
+from fayd.agent.skills.care import people_meant
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.skills.reminder_words import (
     describe,
@@ -22,6 +23,7 @@ from fayd.agent.skills.reminder_words import (
     today_line,
     when_said,
 )
+from fayd.agent.skills.smalltalk import HER, HIM
 from fayd.agent.understand.times import Recurrence, When
 from fayd.errors import FaydError
 from fayd.reminders import BadReminder, ReminderBook
@@ -43,6 +45,12 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
         return Outcome("什么时候提醒你？" if zh else "When should I remind you?")
     if book is None:
         return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
+    whose, called = ctx.user, ""
+    if word := str(args.get("for") or "").strip().lower():
+        found = await _looked_after(word, ctx, zh)
+        if isinstance(found, Outcome):
+            return found
+        whose, called = found
     medication = bool(_MEDICATION.search(said.lower()))
     kind = "medication" if medication else "reminder"
     if said:  # kept, said when it fires / read back after "I'll remind you"
@@ -52,14 +60,14 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
         what, back = no_task(zh), ""
     try:
         row = await book.add(
-            ctx.user,
+            whose,
             what,
             at=when.at if isinstance(when, When) else None,
             rule=None if isinstance(when, When) else rule_of(when),
             kind=kind,
             lang=ctx.lang,
             source=str(args.get("said") or said),
-            device=ctx.device,
+            device=ctx.device if whose == ctx.user else "",
         )
     except BadReminder as exc:
         return Outcome(refusal(str(exc), zh), detail={"refused": str(exc)})
@@ -70,6 +78,8 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     detail = {"reminder": row["id"], "kind": kind}
     first = datetime.fromtimestamp(row["next_at"], ctx.tz)
     start = when_said(first, ctx.now, ctx.lang)
+    if called:
+        return Outcome(_for_them(called, what, back, start, when, ctx.lang), detail=detail)
     if isinstance(when, When):
         if zh:
             doing = f"提醒你{what}" if said else "叫你"
@@ -84,6 +94,55 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     if not said:
         return Outcome(f"I'll let you know {every}, starting {start}.", detail=detail)
     return Outcome(f"I'll remind you {back} {every}, starting {start}.", detail=detail)
+
+
+async def _looked_after(word: str, ctx: Context, zh: bool) -> tuple[str, str] | Outcome:
+    """Whom "remind Mum to …" is for, and how to name them ("Mum"); or why not: only on the
+    speaker's own device, and only for someone they look after (docs/security.md)."""
+    called = word if zh else word[:1].upper() + word[1:]
+    if ctx.days is None:
+        return Outcome("我只能给你自己设提醒。" if zh else "I can only keep reminders for you.")
+    for name in await people_meant(word, ctx):
+        person = await ctx.days.person(name)
+        if person is None:
+            continue
+        if person.casefold() == ctx.user.casefold():
+            return ctx.user, ""
+        if not ctx.vouched:
+            if zh:
+                return Outcome("给别人设提醒只能在你自己的设备上：共用的设备上我分不清是谁在说话。")
+            return Outcome(
+                f"I can only set a reminder for {called} from your own device: on a shared "
+                "one, I can't be sure who is speaking."
+            )
+        if await ctx.days.watches(ctx.user, person):
+            return person, called
+        if zh:
+            return Outcome(f"抱歉，你不在照顾{called}的家人名单上，所以我不能给{called}设提醒。")
+        return Outcome(
+            f"I'm sorry, you aren't down as one of the people who look after {called}, so I "
+            f"can't set a reminder for them."
+        )
+    if zh:
+        return Outcome(f"我这里没有叫{called}的家人，所以没法给他们设提醒。")
+    return Outcome(f"I have no one called {called} in the household to remind.")
+
+
+def _for_them(called: str, what: str, back: str, start: str, when: Any, lang: str) -> str:
+    """The read-back of a reminder kept for someone else: "I'll remind Mum to drink some
+    water today at 15:00." (said to her as "drink some water")."""
+    if lang == "zh":
+        every = "" if isinstance(when, When) else every_said(rule_of(when), lang)
+        return f"好的，我会{every or start}提醒{called}{what}。"
+    task = back or f"about {what}"
+    word = called.lower()
+    his, him = (
+        ("his", "him") if word in HIM else ("her", "her") if word in HER else ("their", "them")
+    )
+    task = re.sub(r"\byou\b", him, re.sub(r"\byour\b", his, task))
+    if isinstance(when, When):
+        return f"I'll remind {called} {task} {start}."
+    return f"I'll remind {called} {task} {every_said(rule_of(when), lang)}, starting {start}."
 
 
 #: Said when the reminder could not be written down (a full disk): never "I'll remind you".
@@ -103,22 +162,30 @@ def refusal(reason: str, zh: bool) -> str:
     return f"I can't set that reminder: {words_}."
 
 
+#: What is said with no reminders, and before the list: (English, Chinese) by day asked.
+_NONE = {
+    "tomorrow": ("I have nothing down for tomorrow.", "明天我这里没有提醒。"),
+    "today": ("Nothing more for today.", "今天没有别的提醒了。"),
+    "": ("You have no reminders.", "你现在没有提醒。"),
+}
+_HEAD = {"tomorrow": ("Tomorrow: ", "明天："), "today": ("Today: ", "今天：")}
+
+
 async def list_reminders(args: dict[str, Any], ctx: Context) -> Outcome:
     zh = in_chinese(ctx)
-    if ctx.reminders is None:
+    book = ctx.reminders
+    if book is None:
         return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
-    today = bool(args.get("today"))
-    rows = await (ctx.reminders.today(ctx.user) if today else ctx.reminders.list(ctx.user))
+    day = "tomorrow" if args.get("tomorrow") else "today" if args.get("today") else ""
+    rows = await {"tomorrow": book.tomorrow, "today": book.today, "": book.list}[day](ctx.user)
     rows = [r for r in rows if r["kind"] != "timer"]
     if not rows:
-        if zh:
-            return Outcome("今天没有别的提醒了。" if today else "你现在没有提醒。")
-        return Outcome("Nothing more for today." if today else "You have no reminders.")
-    items = [today_line(r, ctx) if today else describe(r, ctx) for r in rows[:8]]
+        return Outcome(_NONE[day][zh])
+    items = [today_line(r, ctx) if day else describe(r, ctx) for r in rows[:8]]
     more = len(rows) - len(items)
     if zh:
-        return Outcome(("今天：" if today else "你的提醒：") + "；".join(items) + "。")
-    head = "Today: " if today else f"You have {len(rows)} reminder{'s' if len(rows) > 1 else ''}: "
+        return Outcome(_HEAD.get(day, ("", "你的提醒："))[1] + "；".join(items) + "。")
+    head = _HEAD[day][0] if day else f"You have {len(rows)} reminder{'s' * (len(rows) > 1)}: "
     tail = f", and {more} more" if more > 0 else ""
     return Outcome(head + "; ".join(items) + tail + ".")
 
@@ -225,13 +292,22 @@ SKILLS = [
     Skill(
         "set_reminder",
         "Keep a reminder (one-off or recurring) and say it at its time on the user's devices.",
-        {"type": "object", "properties": {"what": {"type": "string", "maxLength": 500}}},
+        {
+            "type": "object",
+            "properties": {
+                "what": {"type": "string", "maxLength": 500},
+                "for": {"type": "string", "maxLength": 64},
+            },
+        },
         set_reminder,
     ),
     Skill(
         "list_reminders",
         "Say the user's reminders (or what is left today).",
-        {"type": "object", "properties": {"today": {"type": "boolean"}}},
+        {
+            "type": "object",
+            "properties": {"today": {"type": "boolean"}, "tomorrow": {"type": "boolean"}},
+        },
         list_reminders,
     ),
     Skill(

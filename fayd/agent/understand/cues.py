@@ -89,6 +89,9 @@ CUES: dict[str, list[str]] = {
     ],
     "reminder.set": [
         r"\bremind me\b",
+        # "remind Mum to drink some water at three": for someone the speaker looks after
+        r"\bremind (my |our )?(?!(me|you|us|him|her|them|myself|everyone)\b)[a-z]+ (to|about|that)\b",
+        r"提醒(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)",
         r"\b(don't|do not) let me forget\b",
         r"\bset (me )?(a|up a) reminder\b",
         r"\breminder (for|to|about|at|on)\b",

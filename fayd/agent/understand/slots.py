@@ -352,7 +352,42 @@ def _tidy(text: str) -> str:
     return text
 
 
+#: "remind Mum to drink some water at three", 提醒妈妈三点喝水: a reminder for someone else.
+_FOR_EN = re.compile(
+    r"\bremind (?:my |our )?(?!(?:me|you|us|him|her|them|myself|everyone)\b)([a-z]+)"
+    r"(?= (?:to|about|that)\b)",
+    re.I,
+)
+_FOR_ZH = re.compile(r"提醒(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)")
+
+
+def _first_person(m: re.Match[str]) -> str:
+    return "I " + {"has": "have", "is": "am", "were": "was"}.get(m[2].lower(), m[2])
+
+
+def _for_someone(text: str, lang: str) -> tuple[str, str] | None:
+    """Whom a reminder is for when it is not the speaker, and the request as they would
+    have said it themselves ("remind me to take my tablets" for "remind Mum to take her
+    tablets"), or None."""
+    if lang == "zh":
+        found = _FOR_ZH.search(text)
+        if found is None:
+            return None
+        return found[1], text[: found.start()] + "提醒我" + text[found.end() :]
+    found = _FOR_EN.search(text)
+    if found is None:
+        return None
+    rest = re.sub(r"\b(her|his|their)\b", "my", text[found.end() :], flags=re.I)
+    rest = re.sub(r"\b(she|he|they) (has|is|was|were)\b", _first_person, rest, flags=re.I)
+    rest = re.sub(r"\b(she|he|they)\b", "I", rest, flags=re.I)
+    return found[1].lower(), text[: found.start()] + "remind me" + rest
+
+
 def _reminder(text: str, now: datetime, lang: str) -> dict[str, Any]:
+    someone = _for_someone(text, lang)
+    if someone is not None:
+        slots = _reminder(someone[1], now, lang)
+        return slots | {"for": someone[0]}
     found = parse_when(text, now, lang)
     # Everyday words ("give us a nudge about my tablets", "so I don't burn the cookies")
     # keep how the task is said back: "about your tablets", "not to burn the cookies".
@@ -571,7 +606,11 @@ def _snooze(text: str, now: datetime, lang: str) -> dict[str, Any]:
 
 
 def _list(text: str, now: datetime, lang: str) -> dict[str, Any]:
-    return {"today": bool(re.search(r"\btoday\b|今天", _lower(text)))}
+    said = _lower(text)
+    return {
+        "today": bool(re.search(r"\btoday\b|今天", said)),
+        "tomorrow": bool(re.search(r"\btomorrow\b|明天", said)),
+    }
 
 
 _EXTRACTORS = {
