@@ -32,6 +32,8 @@ INVENTED = [
     ("I've got a cold.", "Have another tablet with your tea.", "dose"),
     ("It's passing off now.", "Before tomorrow's dinner at 12:07pm.", "time"),
     ("I nearly fell about laughing.", "My husband's name Harold was a silly joke.", "a life"),
+    ("Remind Mum to drink water", "Too late, I have already taken a pill today.", "medicine"),
+    ("I've had a long day.", "Have a rest and some paracetamol.", "medicine"),
     ("我该吃几片药？", "你可以吃两片。", "number"),
     ("我什么时候去医院？", "你星期三去。", "date"),
 ]

@@ -75,6 +75,13 @@ _OWN_LIFE = re.compile(
     r"father|brother|sister|family|cat|dog|garden|house|flat|neighbours?|doctor)\b",
     re.I,
 )
+#: Medicine brought up by the model ("You are too late, I have already taken a pill today"):
+#: small talk never talks of it unless the person did.
+_MEDICINE = re.compile(
+    r"\b(?:pills?|tablets?|medicines?|medication|meds|doses?|capsules?|prescriptions?|insulin|"
+    r"inhaler|painkillers?|paracetamol|aspirin|ibuprofen)\b|药",
+    re.I,
+)
 #: A time of day ("12:07pm", "at 3 o'clock", "8am"): said only as the grounds say it (each
 #: of its numbers may be there for other reasons: "7 December", "12 tablets").
 _CLOCK_TIME = re.compile(
@@ -201,6 +208,8 @@ def unfounded(piece: str, question: str, grounds: str = "", allowed: tuple[str, 
         return "dose"
     if _ADVICE.search(piece):
         return "advice"
+    if (medicine := _MEDICINE.search(piece)) and not _MEDICINE.search(question):
+        return f"medicine {medicine[0]}"
     if (life := _OWN_LIFE.search(piece)) and not _said_in(life[0], lower):
         return "a life of its own"  # "my garden" said back from the question is an echo
     level = _LEVEL.search(piece)
