@@ -34,6 +34,7 @@ from tests.test_skills import House
         ("I had porridge for breakfast", "food", None),
         ("My son rang this morning", "family", "son"),
         ("When I was young I lived by the sea", "memory", None),
+        ("My Harold used to do the crossword every morning", "memory", None),
         ("Hello Fay", "greeting", None),
         ("Good morning!", "greeting", None),
         ("Good morning, it's Margaret", "greeting", None),

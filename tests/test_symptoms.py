@@ -320,7 +320,7 @@ async def test_no_means_no_one_is_told(home: Home) -> None:
     said = await home.ask("my knee is killing me")
     assert said.say.startswith("I'm sorry your knee hurts.")
     answer = await home.ask("no, don't bother them")
-    assert answer.say.startswith("All right, I won't tell them.")
+    assert answer.say.startswith("All right, I won't tell Anna.")
     assert not home.outbox()
     assert [e["data"]["symptom"] for e in home.events()] == ["pain"]
 

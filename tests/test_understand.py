@@ -243,3 +243,8 @@ def test_sentences_are_joined_as_their_language_writes() -> None:
     assert join_sentences(["Hello.", "", "Bye."]) == "Hello. Bye."
     assert join_sentences(["Well…", "I think so."]) == "Well… I think so."
     assert join_sentences(["好……", "我们走吧。"]) == "好……我们走吧。"
+    # A reply stopped after a streamed first clause still ends as a sentence.
+    assert join_sentences(["The crossword is a fun word game,"]) == (
+        "The crossword is a fun word game."
+    )
+    assert join_sentences(["好啊，", "我们走吧，"]) == "好啊，我们走吧。"

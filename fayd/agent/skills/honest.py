@@ -80,8 +80,10 @@ async def last_reading(args: dict[str, Any], ctx: Context) -> Outcome:
                 f"我这里没有{who}的{name_zh}记录。用{device_zh}量一次，我就记下来。", detail=detail
             )
         whom = "you" if yours else shown
+        they = words.pronouns(shown)[1]
+        takes = f"{they} take" if they == "they" else f"{they} takes"
         return Outcome(
-            f"I have no {name_en} reading for {whom}. If {'you take' if yours else 'they take'}"
+            f"I have no {name_en} reading for {whom}. If {'you take' if yours else takes}"
             f" one with {device_en}, I'll keep it.",
             detail=detail,
         )

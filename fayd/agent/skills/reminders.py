@@ -23,7 +23,6 @@ from fayd.agent.skills.reminder_words import (
     today_line,
     when_said,
 )
-from fayd.agent.skills.smalltalk import HER, HIM
 from fayd.agent.understand.times import Recurrence, When
 from fayd.errors import FaydError
 from fayd.reminders import BadReminder, ReminderBook
@@ -135,10 +134,7 @@ def _for_them(called: str, what: str, back: str, start: str, when: Any, lang: st
         every = "" if isinstance(when, When) else every_said(rule_of(when), lang)
         return f"好的，我会{every or start}提醒{called}{what}。"
     task = back or f"about {what}"
-    word = called.lower()
-    his, him = (
-        ("his", "him") if word in HIM else ("her", "her") if word in HER else ("their", "them")
-    )
+    him, _, his = words.pronouns(called)
     task = re.sub(r"\byou\b", him, re.sub(r"\byour\b", his, task))
     if isinstance(when, When):
         return f"I'll remind {called} {task} {start}."

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.slots import ME
 from fayd.memory import Facts
@@ -287,15 +288,6 @@ REMEMBERED |= {
     "told_more": 6,
     "told_feeling": 4,
 }
-#: How to speak of whom ("him", "her"; "them" when the word does not say).
-HIM = frozenset(
-    "husband hubby dad father son brother grandson grandfather grandad grandpa boy lad nephew "
-    "uncle boyfriend fella".split()
-)
-HER = frozenset(
-    "wife missus mum mother mom mam daughter sister granddaughter grandmother nan nana gran "
-    "granny grandma girl lass niece auntie aunt girlfriend".split()
-)
 _turns: defaultdict[tuple[str, str], Iterator[int]] = defaultdict(itertools.count)
 
 
@@ -332,7 +324,7 @@ async def small_talk(args: dict[str, Any], ctx: Context) -> Outcome:
         a for a in said_for[ctx.lang == "zh"] if "{who}" not in a and "{name}" not in a
     ]
     said = answers[next(_turns[(ctx.user, topic)]) % len(answers)]
-    them, they = ("him", "he") if who in HIM else ("her", "she") if who in HER else ("them", "they")
+    them, they, _ = words.pronouns(who)
     said = said.format(who=who, them=them, they=they, name=name)
     return Outcome(said, importance=REMEMBERED.get(topic))
 

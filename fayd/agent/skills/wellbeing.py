@@ -182,10 +182,12 @@ async def symptom(args: dict[str, Any], ctx: Context) -> Outcome:
         if answer == "better":
             return BETTER[zh]
         if answer == "later":  # nothing is promised for later: no one is told now
-            return "好的，现在先不告诉他们。" + ALARM[1] if zh else "All right, not now." + ALARM[0]
+            if zh:
+                return f"好的，现在先不告诉{who}。" + ALARM[1]
+            return "All right, not now." + ALARM[0]
         if zh:
-            return "好的，那我先不告诉他们。" + ALARM[1]
-        return "All right, I won't tell them." + ALARM[0]
+            return f"好的，那我先不告诉{who}。" + ALARM[1]
+        return f"All right, I won't tell {who}." + ALARM[0]
 
     if ctx.expect is not None:
         ctx.expect.expect(ctx.user, _tell_family, then, OFFER_S)

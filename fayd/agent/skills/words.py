@@ -173,3 +173,23 @@ def turned_round(text: str) -> str:
         return new.capitalize() if keep_case else new
 
     return re.sub(r"\b[\w']+\b", swap, text)
+
+
+#: How to speak of whom ("him", "her"; "them" when the word does not say).
+HIM = frozenset(
+    "husband hubby dad father son brother grandson grandfather grandad grandpa boy lad nephew "
+    "uncle boyfriend fella".split()
+)
+HER = frozenset(
+    "wife missus mum mother mom mam daughter sister granddaughter grandmother nan nana gran "
+    "granny grandma girl lass niece auntie aunt girlfriend".split()
+)
+
+
+def pronouns(word: str | None) -> tuple[str, str, str]:
+    """(object, subject, possessive) for a kin word: "mum" → her, she, her; "dad" → him, he,
+    his; a name or any other word → them, they, their."""
+    word = (word or "").lower()
+    if word in HIM:
+        return "him", "he", "his"
+    return ("her", "she", "her") if word in HER else ("them", "they", "their")

@@ -272,6 +272,10 @@ TOPICS: dict[str, list[str]] = {
         r"growing up)|back in (my day|the day|the \d0s)|in my day|years ago|i remember (when|the|"
         r"my|our|going)|growing up|as a (girl|boy|child|lad|lass|youngster))\b",
         r"(年轻(的)?时(候)?|小时候|以前我|那时候|想当年|当年我|过去我)",
+        # "My Harold used to do the crossword every morning": someone's ways remembered
+        r"\bmy (late )?(?!(tablets|pills|medicine|medication|meds|doctor)\b)[a-z]+,?"
+        r"( god rest (him|her),?)? used to (do|make|take|say|sing|play|go|"
+        r"call|bring|love|tell|read|cook|bake|grow|dance|walk|drive|work|keep|fix|watch)\b",
     ],
     "food": [
         r"(熬了|下了|煮了|炒了|蒸了|烙了).{0,6}(粥|面|面条|饺子|馒头|包子|饼|菜|汤|鸡蛋)",

@@ -25,11 +25,16 @@ def normalize(text: str) -> str:
 
 
 def join_sentences(sentences: list[str]) -> str:
-    """Sentences as one text: a space between English ones, none after Chinese ("你好！今天…")."""
+    """Sentences as one text: a space between English ones, none after Chinese ("你好！今天…"),
+    and a full stop for a clause left open at the end."""
     out = ""
     for sentence in sentences:
         last = out.rstrip("…")[-1:]  # "好……" is Chinese, "Well…" is not
         if out and sentence and not (_CJK.search(last) or last in "。！？，；："):
             out += " "
         out += sentence
-    return out
+    # A reply stopped after its first clause was streamed ("The crossword is a fun word
+    # game," then nothing fit to say) still ends as a sentence.
+    if out[-1:] in (",", ";", ":", "—"):
+        return out[:-1].rstrip() + "."
+    return out[:-1] + "。" if out[-1:] in ("，", "；", "：", "、") else out
