@@ -162,6 +162,42 @@ async def test_what_fayd_knows_about_the_person_is_what_they_said(house: House) 
     )
 
 
+async def test_a_name_told_without_its_role_is_asked_about_never_guessed(house: House) -> None:
+    told = "ann：My Harold, God rest him, used to do the crossword with me.\nFay：How lovely."
+    await asyncio.to_thread(
+        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
+    )
+    decision, said = await house.ask("What was my husband's name again? I forget things.")
+    assert decision.intent == "memory.recall"
+    assert said.say == (
+        "You haven't told me your husband's name. You have told me about Harold: is that him?"
+    )
+    decision, said = await house.ask("Yes, that's him")
+    assert (decision.intent, said.say) == (
+        "answer",
+        "Thank you. I'll remember that your husband's name is Harold.",
+    )
+    _, said = await house.ask("What was my husband's name?")
+    assert said.say == "Your husband's name is Harold."
+    # Not asked again of a name now known, nor of another role; "no" keeps nothing.
+    _, said = await house.ask("What's my son called?")
+    assert said.say.startswith("You haven't told me")
+    assert "Harold" not in said.say
+
+
+async def test_no_to_is_that_him_keeps_nothing(house: House) -> None:
+    told = "ann：My Harold used to do the crossword.\nFay：How lovely."
+    await asyncio.to_thread(
+        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
+    )
+    _, said = await house.ask("What was my brother's name?")
+    assert said.say.endswith("You have told me about Harold: is that him?")
+    _, said = await house.ask("No")
+    assert said.say == "All right. Tell me your brother's name whenever you like."
+    _, said = await house.ask("What was my brother's name?")
+    assert "Harold" in said.say  # asked again, never taken for him
+
+
 async def test_a_visit_told_in_passing_is_recalled(house: House) -> None:
     # Small talk is kept as the exchange, as the chat writes it (fayd.agent.chat).
     told = "ann：My daughter Susan is coming on Sunday\nFay：How lovely!"

@@ -18,6 +18,7 @@ import numpy as np
 
 from fayd.agent.skills import recall_facts, words
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand import answers
 from fayd.agent.understand.slots import ME
 from fayd.memory import Facts, mentioned
 from fayd.memory.provenance import HUMAN
@@ -164,7 +165,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
         return await _about_me(memory, ctx, zh)
     told = await _told(memory, ctx.user, question)
     if told is None:
-        return Outcome(NOT_TOLD[zh])
+        return await _perhaps(memory, question, ctx) or Outcome(NOT_TOLD[zh])
     sentence, score = told
     if zh:
         return Outcome(f"你跟我说过：{sentence}。", detail={"from": "memory", "score": score})
@@ -200,6 +201,59 @@ async def _about_me(memory: Any, ctx: Context, zh: bool) -> Outcome:
     told = known + [words.mid_sentence(words.turned_round(s)) for s in said]
     listed = told[0] if len(told) == 1 else ", ".join(told[:-1]) + " and " + told[-1]
     return Outcome(f"You've told me that {listed}.", detail={"from": "memory"})
+
+
+#: A name asked for by its role: "what was my husband's name?", "who's my doctor again?"
+_NAME_ASKED = re.compile(r"\b(name|called)\b|^(?:\w+[ ,]+)*who(?:'s| is| was)\b")
+_MY_ROLE = re.compile(r"\bmy ((?:late |dear )?[a-z]+)")
+#: "My Harold, God rest him, …": a name the person called theirs, without its role.
+_MY_NAME = re.compile(r"\b[Mm]y ([A-Z][a-z]{2,})\b")
+
+
+async def _perhaps(memory: Any, question: str, ctx: Context) -> Outcome | None:
+    """A role's name never told as such, when the person spoke of someone by name only
+    ("My Harold, God rest him, …"): asked, never guessed ("is that him?"); "yes" keeps it
+    as if they had said it. None when there is no such name (English only)."""
+    if ctx.lang == "zh" or ctx.expect is None or not _NAME_ASKED.search(question.lower()):
+        return None
+    roles = (mentioned.canonical_role(m[1]) for m in _MY_ROLE.finditer(question.lower()))
+    role = next(filter(None, roles), None)
+    if role is None:
+        return None
+    facts = await asyncio.to_thread(Facts(memory).as_of, ctx.now.timestamp(), username=ctx.user)
+    known = {w.lower() for f in facts for w in (f.subject, f.object)}
+    nodes = await asyncio.to_thread(memory.get_recent, ctx.user, 60)
+    names = (m[1] for n in nodes for m in _MY_NAME.finditer(_users_words(n["content"], ctx.user)))
+    name = next((n for n in names if n.lower() not in known and not _not_a_name(n)), None)
+    if name is None:
+        return None
+    him = words.pronouns(role)[0]
+
+    async def then(answer: str) -> str:
+        if answer != "yes":
+            return f"All right. Tell me your {role}'s name whenever you like."
+        told = f"my {role}'s name is {name}"
+        await asyncio.to_thread(mentioned.note, memory, ctx.user, told, ctx.now.timestamp())
+        return f"Thank you. I'll remember that your {role}'s name is {name}."
+
+    ctx.expect.expect(ctx.user, answers.yes_no, then)
+    return Outcome(
+        f"You haven't told me your {role}'s name. You have told me about {name}: is that {him}?",
+        detail={"asked": "perhaps", "name": name},
+    )
+
+
+def _not_a_name(word: str) -> bool:
+    """ "My Goodness", "My Lord", "My Tablets" typed with a capital are no one's names."""
+    lower = word.lower()
+    return bool(mentioned.canonical_role(lower)) or lower in _NOT_NAMES
+
+
+_NOT_NAMES = frozenset(
+    "goodness god lord word gosh days dear darling love tablets pills doctor gp "
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday christmas easter".split()
+)
 
 
 def _covers(fact: Any, sentence: str) -> bool:
