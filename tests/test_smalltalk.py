@@ -35,6 +35,7 @@ from tests.test_skills import House
         ("My son rang this morning", "family", "son"),
         ("When I was young I lived by the sea", "memory", None),
         ("My Harold used to do the crossword every morning", "memory", None),
+        ("Forty-six years we were married, and never a cross word. Well, hardly.", "memory", None),
         ("Hello Fay", "greeting", None),
         ("Good morning!", "greeting", None),
         ("Good morning, it's Margaret", "greeting", None),

@@ -19,6 +19,7 @@ INVENTED = [
     ("How's my sugar?", "Your sugar levels look normal.", "reading"),
     ("What was my first cat called?", "Your first cat was a tabby named Whiskers.", "name"),
     ("Good morning, it's Margaret", "Mabel! Your smile is so bright.", "name"),
+    ("We were married 46 years.", "A lovely story about Margaret-Cuff.", "name"),
     ("I had a nice walk.", "How lovely. Bert, did you see the ducks?", "name"),
     ("I take my tablets every morning.", "Your daughter Susan reminds you, doesn't she?", "name"),
     ("When is my appointment?", "It's on Thursday.", "date"),

@@ -179,7 +179,8 @@ def names(piece: str) -> list[str]:
     ("Mabel! …")."""
     out = [m[1] for m in _NAMED.finditer(piece)]
     out += [m[1] for m in _VOCATIVE.finditer(piece) if m[1].lower() not in _OPENERS]
-    tokens = piece.split()
+    # "Margaret-Cuff": each capitalised part of a hyphened word is a name of its own.
+    tokens = re.sub(r"(?<=[a-z])-(?=[A-Z])", " ", piece).split()
     for i, token in enumerate(tokens):
         word = _EDGE.sub("", token)
         if i == 0 or _SENTENCE_END.search(tokens[i - 1]) or not _NAME.match(word):

@@ -272,6 +272,8 @@ TOPICS: dict[str, list[str]] = {
         r"growing up)|back in (my day|the day|the \d0s)|in my day|years ago|i remember (when|the|"
         r"my|our|going)|growing up|as a (girl|boy|child|lad|lass|youngster))\b",
         r"(年轻(的)?时(候)?|小时候|以前我|那时候|想当年|当年我|过去我)",
+        # "Forty-six years we were married", "we were married for fifty years"
+        r"\b(years|long) we were married\b|\bwe were married (for )?[a-z-]+ years\b",
         # "My Harold used to do the crossword every morning": someone's ways remembered
         r"\bmy (late )?(?!(tablets|pills|medicine|medication|meds|doctor)\b)[a-z]+,?"
         r"( god rest (him|her),?)? used to (do|make|take|say|sing|play|go|"
