@@ -542,7 +542,7 @@ async def reply_of(
         decision, stored = decision_of(house, device_id, after)
     if stored is not None:
         for _ in range(3):  # the reply comes after what fayd was saying already
-            if _same(said.text, stored) or said is None:
+            if said is None or _same(said.text, stored):
                 break
             others.append(said.text)
             said = await device.next_said(60)
