@@ -51,6 +51,19 @@ class House:
             reminders=self.book,
         )
 
+    async def chatted(self, exchange: str) -> None:
+        """Small talk kept as its exchange, as the chat writes it (fayd.agent.chat)."""
+        await asyncio.to_thread(
+            self.memory.remember,
+            exchange,
+            "ann",
+            "observation",
+            "conversation",
+            False,
+            [],
+            "conversation",
+        )
+
     async def start(self) -> House:
         hellos = [Hello("kitchen-1", ("mic", "speaker", "screen"), user="ann")]
         if self.robot:
@@ -164,9 +177,7 @@ async def test_what_fayd_knows_about_the_person_is_what_they_said(house: House) 
 
 async def test_a_name_told_without_its_role_is_asked_about_never_guessed(house: House) -> None:
     told = "ann：My Harold, God rest him, used to do the crossword with me.\nFay：How lovely."
-    await asyncio.to_thread(
-        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
-    )
+    await house.chatted(told)
     decision, said = await house.ask("What was my husband's name again? I forget things.")
     assert decision.intent == "memory.recall"
     assert said.say == (
@@ -187,9 +198,7 @@ async def test_a_name_told_without_its_role_is_asked_about_never_guessed(house: 
 
 async def test_no_to_is_that_him_keeps_nothing(house: House) -> None:
     told = "ann：My Harold used to do the crossword.\nFay：How lovely."
-    await asyncio.to_thread(
-        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
-    )
+    await house.chatted(told)
     _, said = await house.ask("What was my brother's name?")
     assert said.say.endswith("You have told me about Harold: is that him?")
     _, said = await house.ask("No")
@@ -201,15 +210,11 @@ async def test_no_to_is_that_him_keeps_nothing(house: House) -> None:
 async def test_a_visit_told_in_passing_is_recalled(house: House) -> None:
     # Small talk is kept as the exchange, as the chat writes it (fayd.agent.chat).
     told = "ann：My daughter Susan is coming on Sunday\nFay：How lovely!"
-    await asyncio.to_thread(
-        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
-    )
+    await house.chatted(told)
     _, said = await house.ask("Who is coming on Sunday?")
     assert said.say == "You told me your daughter Susan is coming on Sunday."
     told = "ann：I had porridge for breakfast\nFay：How nice."
-    await asyncio.to_thread(
-        house.memory.remember, told, "ann", "observation", "conversation", False, [], "conversation"
-    )
+    await house.chatted(told)
     decision, said = await house.ask("What did I have for breakfast?")
     assert decision.intent == "memory.recall"
     assert said.say == "You told me you had porridge for breakfast."
