@@ -44,6 +44,7 @@ MAX_INSIGHTS = 5
 #: A user needs this many new observation/conversation nodes to be reflected on.
 MIN_NEW = 3
 ANSWER_TOKENS = 320
+RETRY_PENALTY = 1.15
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -141,14 +142,21 @@ def reflect_user(
         {"role": "system", "content": system},
         {"role": "user", "content": PROMPT.format(memories=lines, **fields)},
     ]
-    answer = llm.chat(
-        messages,
-        max_tokens=ANSWER_TOKENS,
-        temperature=0.2,
-        response_format={"type": "json_object", "schema": SCHEMA},
-        background=True,  # a user's turn goes first (fayd.llm.local.PriorityGate)
-    )
-    insights = [i for i in parse_insights(answer) if looks_like_instruction(i) is None]
+    for penalty in (None, RETRY_PENALTY):
+        # A tiny model sometimes loops ("(2026/04/27 10:00:00) (2026/04/27 …") until the
+        # answer is cut short: once more, with repeats penalised.
+        options = {} if penalty is None else {"repeat_penalty": penalty}
+        answer = llm.chat(
+            messages,
+            max_tokens=ANSWER_TOKENS,
+            temperature=0.2,
+            response_format={"type": "json_object", "schema": SCHEMA},
+            background=True,  # a user's turn goes first (fayd.llm.local.PriorityGate)
+            **options,
+        )
+        insights = [i for i in parse_insights(answer) if looks_like_instruction(i) is None]
+        if insights:
+            break
     if not insights:
         log.warning("reflection for %s gave no usable insight (%d chars)", username, len(answer))
         log.debug("reflection for %s: the answer: %s", username, words(answer))
