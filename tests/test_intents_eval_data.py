@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 import unicodedata
 from collections import Counter
 from datetime import datetime
@@ -14,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.understand.intents import KNOWN
+from fayd.agent.understand.declared import DECLARED, KNOWN
 
 ROOT = Path(__file__).parents[1]
 DATA = ROOT / "benchmarks" / "data" / "intents_eval.jsonl"
-EXAMPLES = ROOT / "fayd" / "agent" / "understand" / "intents.toml"
 DEFAULT_NOW = datetime(2026, 12, 1, 10, 0)
 
 INTENTS = KNOWN | {"emergency"}  # emergencies are found before the examples
@@ -207,8 +205,9 @@ def test_hard_negatives() -> None:
 
 
 def test_unseen_by_the_router() -> None:
-    table = tomllib.loads(EXAMPLES.read_text(encoding="utf-8"))
-    examples = {_norm(p) for langs in table.values() for phrases in langs.values() for p in phrases}
+    examples = {
+        _norm(p) for d in DECLARED.values() for phrases in d.examples.values() for p in phrases
+    }
     texts = [_norm(line["text"]) for line in _lines()]
     assert not [t for t in texts if t in examples]
     assert len(texts) == len(set(texts)), [t for t, n in Counter(texts).items() if n > 1]

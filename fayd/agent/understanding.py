@@ -16,6 +16,7 @@ from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.skills.care import told_day
 from fayd.agent.understand.cues import named_day
+from fayd.agent.understand.declared import OWN, SKILL_OF
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
 from fayd.agent.understand.text import language, normalize
@@ -26,40 +27,6 @@ from fayd.memory import Memory
 from fayd.reminders import ReminderBook
 
 log = logging.getLogger(__name__)
-
-#: The skill that serves each intent.
-SKILL_OF = {
-    "emergency": "emergency",
-    "clock.time": "clock_time",
-    "clock.date": "clock_date",
-    "clock.until": "days_until",
-    "device.gesture": "gesture",
-    "device.volume": "set_volume",
-    "device.brightness": "set_brightness",
-    "device.sleep": "sleep",
-    "memory.remember": "remember",
-    "memory.recall": "recall",
-    "preference.quiet": "quiet_hours",
-    "reminder.set": "set_reminder",
-    "timer.set": "set_timer",
-    "timer.left": "timer_left",
-    "timer.cancel": "cancel_timer",
-    "reminder.list": "list_reminders",
-    "reminder.cancel": "cancel_reminder",
-    "reminder.snooze": "snooze_reminder",
-    "medication.taken": "medication_taken",
-    "info.offline": "offline_info",
-    "home.control": "home_control",
-    "info.cannot": "cannot",
-    "care.day": "day_digest",
-    "care.rule": "care_rule",
-    "wellbeing.symptom": "symptom",
-    "honest.reading": "last_reading",
-    "honest.advice": "no_advice",
-    "honest.past": "own_past",
-}
-#: Intents the conversation itself handles (no skill, no model).
-OWN = frozenset({"stop", "reset", "chitchat"})
 
 
 class Understanding:

@@ -62,6 +62,16 @@ async def cannot(args: dict[str, Any], ctx: Context) -> Outcome:
     return Outcome(CANNOT.get(str(args.get("what")), CANNOT["call"])[ctx.lang == "zh"])
 
 
+async def radio_listings(args: dict[str, Any], ctx: Context) -> Outcome:
+    if ctx.lang == "zh":
+        return Outcome("我没有连接互联网，查不到收音机的节目。报纸上的节目表会有。")
+    station = str(args.get("station") or "the radio")
+    return Outcome(
+        f"I can't see what's on {station}: I'm not connected to the internet. The listings"
+        " in the paper will have it, or just switch it on and have a listen."
+    )
+
+
 async def home_control(args: dict[str, Any], ctx: Context) -> Outcome:
     if ctx.lang == "zh":
         return Outcome("对不起，我没有连接家里的灯和电器，没法帮你开关。")
@@ -91,6 +101,12 @@ SKILLS = [
         "Say honestly that fayd cannot play music or make phone calls.",
         {"type": "object", "properties": {"what": {"enum": sorted(CANNOT)}}},
         cannot,
+    ),
+    Skill(
+        "radio_listings",
+        "Say honestly that what is on the radio cannot be known offline.",
+        {"type": "object", "properties": {"station": {"type": "string", "maxLength": 40}}},
+        radio_listings,
     ),
     Skill(
         "home_control",

@@ -4,7 +4,7 @@ are how people phrase each request in general — not sentences to match — so 
 words no example has still lands, and the meaning-based guess decides only the rest.
 
 Each intent has patterns on the normalized text (lower case; Chinese as is). When several
-intents' cues match, the first in ORDER wins: a question about what was said ("remind me,
+intents' cues match, the first in ORDER (the declarations' order, intents.toml) wins: a question about what was said ("remind me,
 what's the cat's name?") before a reminder, a reminder before a timer, and so on."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from fayd.agent.understand import care_rule, everyday
+from fayd.agent.understand.declared import CUE_ORDER, with_mood
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
 from fayd.agent.understand.text import language
 
@@ -268,41 +269,16 @@ CUES["care.day"] = [
 ]
 #: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.understand.care_rule).
 CUES["care.rule"] = care_rule.CUES
-ORDER = [
-    "reset",
-    "care.rule",
-    "care.day",
-    "clock.time",
-    "clock.date",
-    "medication.taken",
-    "memory.recall",
-    "reminder.cancel",
-    "reminder.snooze",
-    "reminder.list",
-    "reminder.set",
-    "memory.remember",
-    "timer.cancel",
-    "timer.left",
-    "timer.set",
-    "clock.until",
-    "device.sleep",
-    "preference.quiet",
-    "info.offline",
-    "info.cannot",
-    "home.control",
-    "device.brightness",
-    "device.volume",
-    "device.gesture",
-]
+ORDER = CUE_ORDER
 _COMPILED = {intent: [re.compile(p) for p in CUES[intent]] for intent in ORDER}
 
 # Requests that are only requests when asked or told: "what's the weather" is one, "my hip
 # plays up in this cold weather" is not; "do a little dance" is one, "I met him at a dance"
 # is not.
-ASKED = frozenset({"info.offline"})
-TOLD = frozenset({"device.gesture", "timer.set", "info.offline", "device.sleep", "home.control"})
+ASKED = with_mood("asked")
+TOLD = with_mood("told")
 #: Only someone else's doing ("my daughter set a reminder on her phone") is not a request.
-NOT_THEIRS = frozenset({"reminder.set", "memory.remember", "device.sleep"})
+NOT_THEIRS = with_mood("not_theirs")
 _QUESTION = re.compile(
     r"^((so|oh|and|um|er|erm|hey|well|fay|love|dear|now)[ ,]+)*"
     r"(what|what's|whats|how|is|isn't|will|won't|are|any|anything|should|shall|do i|does|did|who|when|"

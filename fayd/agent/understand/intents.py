@@ -1,5 +1,6 @@
-"""Intents by nearest example: every example phrase of ``intents.toml`` (and the user's own
-file, ``agent.intents``) is embedded once at start with the MiniLM model memory already
+"""Intents by nearest example: every example phrase of the declarations (``intents.toml``,
+fayd.agent.understand.declared) and of the user's own file (``agent.intents``) is embedded
+once at start with the MiniLM model memory already
 loaded; a question goes to the intent of its nearest example when that is close enough and
 clearly closer than the best example of any other intent (a margin over the runner-up).
 
@@ -8,7 +9,7 @@ Chinese is compared by its characters instead: the shipped MiniLM's vocabulary i
 question's nearest example is the one sharing the most character pairs and characters
 (TF-IDF-weighted cosine over unigrams and bigrams).
 
-The file: one table per intent, a list of phrases per language::
+The user's file: one table per intent, a list of phrases per language::
 
     ["clock.time"]
     en = ["what time is it", "have you got the time"]
@@ -26,41 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
+from fayd.agent.understand.declared import DECLARED, KNOWN
 from fayd.agent.understand.text import language, normalize
 from fayd.embedding import EmbedderLike
 from fayd.errors import ConfigError
 
-BUILTIN = Path(__file__).with_name("intents.toml")
-#: The intents the skills serve (a file may not invent others: nothing would serve them).
-#: "care.day" ("how was Mum today?") is not here: it is found by its cue phrases alone
-#: (fayd.agent.understand.cues), as the person it names decides it, not a nearest example.
-KNOWN = frozenset(
-    {
-        "stop",
-        "reset",
-        "clock.time",
-        "clock.date",
-        "clock.until",
-        "device.gesture",
-        "device.volume",
-        "device.brightness",
-        "device.sleep",
-        "memory.remember",
-        "memory.recall",
-        "preference.quiet",
-        "reminder.set",
-        "timer.set",
-        "timer.left",
-        "timer.cancel",
-        "reminder.list",
-        "reminder.cancel",
-        "reminder.snooze",
-        "medication.taken",
-        "info.offline",
-        "care.rule",
-        "chitchat",
-    }
-)
 #: The nearest example must be this close (cosine) …
 MIN_SCORE = {"en": 0.6, "zh": 0.3}
 #: … and this much closer than the best example of another intent.
@@ -113,9 +84,14 @@ class CharacterIndex:
 
 
 def load_examples(paths: list[Path]) -> dict[str, list[str]]:
-    """intent → example phrases (normalized), from the built-in file and then ``paths``."""
-    examples: dict[str, list[str]] = {}
-    for path in [BUILTIN, *paths]:
+    """intent → example phrases (normalized): the declarations' and then those of ``paths``
+    (files of ``["intent"] en = [...]`` tables)."""
+    examples = {
+        name: [normalize(p) for lang in ("en", "zh") for p in d.examples.get(lang, [])]
+        for name, d in DECLARED.items()
+        if d.examples
+    }
+    for path in paths:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -1,5 +1,6 @@
 """The router: what a question is, decided in code before any LLM call, in a fixed order —
-emergency, stop, the answer to a question a skill asked, qa.csv, cue phrases, feeling
+emergency, stop, the answer to a question a skill asked, qa.csv, the declarations' sentence
+templates, what the model cannot know (the gate), cue phrases, feeling
 unwell (fayd.agent.understand.symptoms), small talk (written answers), intents by nearest
 example, chit-chat (docs/understanding.md). Every decision keeps its score and the runner-up,
 for ``fayd say --explain`` and the stored turn."""
@@ -13,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from fayd.agent.understand.cues import cue, fits_mood
+from fayd.agent.understand.declared import Templates, with_mood
 from fayd.agent.understand.emergency import EmergencyDetector
 from fayd.agent.understand.gate import gate, gate_first
 from fayd.agent.understand.intents import Guess, IntentClassifier
@@ -45,13 +47,14 @@ SYMPTOM = "wellbeing.symptom"
 
 #: Intents that keep something for later: only asked for in so many words (their cue
 #: phrases), never on a guess ("my granddaughter visits on Sundays" is conversation).
-ASKED_FOR = frozenset({"memory.remember", "reminder.set", "care.rule"})
+ASKED_FOR = with_mood("asked_for")
 
 
 @dataclass(frozen=True)
 class Decision:
     intent: str  # "emergency", "stop", a skill's intent, or "chitchat"
-    #: "emergency", "stop", "follow-up", "qa", "gate", "cue", "symptom", "smalltalk", "told"
+    #: "emergency", "stop", "follow-up", "qa", "template", "gate", "cue", "symptom",
+    #: "smalltalk", "told"
     #: (a fact said in passing), "intent" or "default"
     via: str
     score: float = 0.0
@@ -86,6 +89,7 @@ class Router:
         self.embedder = embedder
         self.intents = intents
         self.qa = qa
+        self.templates = Templates()
         self.emergency = EmergencyDetector(embedder)
         self.small_talk = SmallTalkByMeaning(embedder) if embedder is not None else None
         self.symptoms = SymptomsByMeaning(embedder) if embedder is not None else None
@@ -112,6 +116,8 @@ class Router:
             entry, score = hit
             slots = {"skill": entry.skill, "args": entry.args} if entry.skill else {}
             return Decision("qa", "qa", score, slots=slots, lang=lang, answer=entry.answer)
+        if (matched := self.templates.match(text, lang)) is not None:  # a whole sentence
+            return Decision(matched.intent, "template", 1.0, slots=matched.slots, lang=lang)
         guess = self.intents.guess(vector, text) if self.intents and vector is not None else None
         if guess is not None and (guess.intent in ASKED_FOR or not fits_mood(guess.intent, text)):
             guess = None  # "I'm not much of a dancer": a statement, not a request
