@@ -196,3 +196,18 @@ def test_no_engine_is_typed_any() -> None:
         if pattern.search(line)
     ]
     assert not found, "\n".join(found)
+
+
+def test_no_two_packages_import_each_other() -> None:
+    """Round a loop of packages as well as of modules: speech ↔ models hid one behind a
+    function-local import (models.user_files read speech.wake's wake word names)."""
+    packages: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        own = ".".join(name.split(".")[:2])
+        packages.setdefault(own, set()).update(
+            ".".join(t.split(".")[:2]) for t in targets if t.count(".") >= 1
+        )
+    both = sorted(
+        f"{a} ↔ {b}" for a, to in packages.items() for b in to if a < b and a in packages.get(b, ())
+    )
+    assert not both, "\n".join(both)

@@ -13,7 +13,7 @@ from fayd.models.choices import choice_dir, choice_installed
 from fayd.models.choices import install_hint as choice_hint
 from fayd.models.install import install_choice
 from fayd.models.user_files import own_models, user_file_problems, value
-from fayd.models.verify import verified
+from fayd.service.model_verify import verified
 from fayd.speech.wake import BUILTIN
 
 

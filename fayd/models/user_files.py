@@ -14,6 +14,8 @@ from fayd.config import Config
 from fayd.errors import ModelMissing
 from fayd.models.manifest import Manifest, load_manifest, resolve
 
+#: The wake words bundled with pyopen-wakeword 1.1.0: a name, not a file (fayd.speech.wake).
+BUILTIN_WAKE_WORDS = ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy", "okay_nabu")
 #: Files that go with a model but have a setting of their own.
 COMPANIONS = {"tts": "speech.tts_config"}
 
@@ -25,15 +27,13 @@ def value(cfg: Config, key: str) -> str:
 
 def own_models(cfg: Config, manifest: Manifest | None = None) -> dict[str, str]:
     """role → the path of the user's own model, for the roles where one is set."""
-    from fayd.speech.wake import BUILTIN
-
     manifest = manifest or load_manifest()
     found = {}
     for role, spec in manifest.roles.items():
         path = value(cfg, spec.setting) if spec.setting else ""
         if not path or (role == "llm" and cfg.llm.url):  # a server replaces the file
             continue
-        if role == "wake" and path in BUILTIN:  # a name, not a file
+        if role == "wake" and path in BUILTIN_WAKE_WORDS:  # a name, not a file
             continue
         found[role] = path
     return found
@@ -41,8 +41,6 @@ def own_models(cfg: Config, manifest: Manifest | None = None) -> dict[str, str]:
 
 def user_file_problems(cfg: Config, manifest: Manifest | None = None) -> dict[str, str]:
     """role → what is wrong with the user's own model, one line naming the setting."""
-    from fayd.speech.wake import BUILTIN
-
     manifest = manifest or load_manifest()
     problems = {}
     for role, path in own_models(cfg, manifest).items():
@@ -53,7 +51,7 @@ def user_file_problems(cfg: Config, manifest: Manifest | None = None) -> dict[st
             if Path(exc.path) != Path(path).expanduser():
                 problems[role] = f"{cfg.setting(key)}: needs {exc.path} beside it"
             elif role == "wake" and not path.endswith(".tflite"):
-                names = ", ".join(BUILTIN)
+                names = ", ".join(BUILTIN_WAKE_WORDS)
                 problems[role] = (
                     f"{cfg.setting(key)}: not a bundled wake word ({names}) nor a .tflite file"
                 )

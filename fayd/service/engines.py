@@ -69,7 +69,7 @@ def build_model(cfg: Config, role: str, files: dict[str, Path], own: bool) -> An
     """The engine of ``role`` over ``files``, as the daemon runs it (VAD: its path, since
     each device makes its own). ``own``: the user's model, with their engine settings; else
     the manifest's default, with its own engine. Blocking; raises what the runtime raises.
-    Also run in a child by ``fayd models check --verify`` (fayd.models.verify)."""
+    Also run in a child by ``fayd models check --verify`` (fayd.service.model_verify)."""
     speech = cfg.speech
     if role == "vad":
         from fayd.speech.vad import validate_vad_file

@@ -5,7 +5,7 @@ microphone; the other models are in memory, but the next start would fail on the
 
 Every CHECK_S the model files in use are looked at (a stat: free). One whose size or time
 changed is checked again off the event loop: a default model against the manifest's sha256,
-one's own by loading it as fayd would (fayd.models.verify). It stays broken until a check
+one's own by loading it as fayd would (fayd.service.model_verify). It stays broken until a check
 passes (the file restored or reinstalled).
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 from fayd.config import Config
 from fayd.models import check, load_manifest
 from fayd.models.manifest import default_paths
-from fayd.models.verify import verified
 from fayd.service.engines import DEFAULT_WAKE, Engines
+from fayd.service.model_verify import verified
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,12 @@ import numpy as np
 
 from fayd.errors import ModelError
 from fayd.models.probe import probe_in_child
+from fayd.models.user_files import BUILTIN_WAKE_WORDS
 from fayd.speech.audio import float_to_pcm16
 
 SAMPLE_RATE = 16000
 #: The bundled models (pyopen-wakeword 1.1.0).
-BUILTIN = ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy", "okay_nabu")
+BUILTIN = BUILTIN_WAKE_WORDS
 # pyopen-wakeword keeps 10 s of audio and breaks on a longer chunk: feed at most 1 s at once.
 _PIECE = SAMPLE_RATE
 
