@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from fayd.devices.simulator import FRAME_SAMPLES, SimDevice
 from fayd.testing.harness import DaemonProcess, run_against_daemon
+from fayd.testing.simulator import FRAME_SAMPLES, SimDevice
 
 RATE = 16000
 

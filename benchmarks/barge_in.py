@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from fayd.devices.simulator import FRAME_SAMPLES, SimDevice
 from fayd.models import resolve
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import FRAME_SAMPLES, SimDevice
 
 
 async def wait_for(device: SimDevice, match, within_s: float = 120.0):

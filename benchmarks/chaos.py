@@ -58,13 +58,13 @@ import httpx
 import numpy as np
 
 from fayd.auth import read_token
-from fayd.devices.simulator import SimDevice
 from fayd.models.manifest import default_paths, load_manifest
 from fayd.protocol import SensorEvent, Topics, decode, encode
 from fayd.testing.care import Posts
 from fayd.testing.disk import NoTmpfs, fill, small_disk, truncate_wal
 from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess, free_port
+from fayd.testing.simulator import SimDevice
 
 TOPICS = Topics()
 #: As firmware/fayd_fw/sensor.py: unacked events sent again after resend_s (3), oldest

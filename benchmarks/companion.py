@@ -74,10 +74,10 @@ from benchmarks.data.companion_life import (
 )
 from fayd.agent.chat import LLM_FAILED_REPLY
 from fayd.agent.conversation import TURN_FAILED
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, encode
 from fayd.testing.care import Posts
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 START = datetime.fromisoformat(DAY_ONE).replace(tzinfo=UTC)
 ENV = {

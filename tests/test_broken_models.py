@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from fayd.devices.hub import NO_VAD
-from fayd.devices.simulator import SimDevice
 from fayd.models.manifest import default_paths, load_manifest
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import needs_mosquitto
 

@@ -9,10 +9,10 @@ import asyncio
 import time
 from typing import Any
 
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, encode
 from fayd.testing.care import Posts, wait_for
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import needs_mosquitto
 from .test_care_e2e import alerts, cli

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from fayd.agent.expression import load_rules, sentiment
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import AudioChunk
+from fayd.testing.simulator import SimDevice
 
 from .conftest import DaemonProcess
 

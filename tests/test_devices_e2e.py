@@ -11,8 +11,8 @@ import sys
 import time
 from typing import Any
 
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, Topics, encode
+from fayd.testing.simulator import SimDevice
 
 from .conftest import DaemonProcess
 

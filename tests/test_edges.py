@@ -22,11 +22,11 @@ import pytest
 
 from fayd.auth import read_token
 from fayd.config import load_config
-from fayd.devices.simulator import SimDevice
 from fayd.errors import ConfigError
 from fayd.protocol import SensorEvent, TextIn, encode
 from fayd.reminders.say import fired, greeting
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import Broker, needs_mosquitto
 

@@ -21,7 +21,6 @@ import jsonschema
 import pytest
 
 from fayd.config import load_config
-from fayd.devices.simulator import SimDevice
 from fayd.errors import ConfigError
 from fayd.homeassistant import (
     AnnouncedAlerts,
@@ -34,6 +33,7 @@ from fayd.homeassistant.discovery import key
 from fayd.homeassistant.readings import KNOWN, readings_of
 from fayd.protocol import SensorEvent, encode
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 from fayd.transport.mqtt import parse_mqtt_url
 
 from .conftest import needs_mosquitto

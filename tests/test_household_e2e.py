@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import Error, Topics
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import needs_mosquitto
 from .test_firmware_mqtt import daemon_config

@@ -211,3 +211,17 @@ def test_no_two_packages_import_each_other() -> None:
         f"{a} ↔ {b}" for a, to in packages.items() for b in to if a < b and a in packages.get(b, ())
     )
     assert not both, "\n".join(both)
+
+
+def test_the_daemon_never_imports_test_support() -> None:
+    """fayd.testing (the simulated device, the daemon harness) is for tests, benchmarks and
+    ``fayd sim``: no module the daemon runs imports it."""
+    allowed = ("fayd.testing", "fayd.cli.sim")
+    wrong = [
+        f"{name} imports {t}"
+        for name, targets in graph().items()
+        if not name.startswith(allowed)
+        for t in targets
+        if t.startswith("fayd.testing")
+    ]
+    assert not wrong, "\n".join(sorted(wrong))

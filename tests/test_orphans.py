@@ -19,9 +19,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from fayd.devices.simulator import SimDevice
 from fayd.protocol import SensorEvent, encode
 from fayd.testing.harness import DaemonProcess, free_port
+from fayd.testing.simulator import SimDevice
 
 from .conftest import needs_mosquitto
 

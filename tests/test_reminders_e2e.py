@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from fayd.devices.simulator import SimDevice
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import frames_until, is_text_end
 

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from fayd.agent.output import NO_VOICE_ERROR
-from fayd.devices.simulator import SimDevice
 from fayd.models import resolve
 from fayd.protocol import SensorEvent, encode
 from fayd.testing.disk import NoTmpfs, fill, small_disk
 from fayd.testing.harness import DaemonProcess
+from fayd.testing.simulator import SimDevice
 
 from .conftest import Broker, needs_mosquitto
 from .test_broken_models import BROKEN, GARBAGE, broken_daemon, frames_until_text_end

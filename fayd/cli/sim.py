@@ -18,10 +18,10 @@ from fayd.cli.client import runtime
 from fayd.cli.devices import ensure_key, reload_broker
 from fayd.cli.failures import UsageError
 from fayd.config import Config
-from fayd.devices.simulator import SimDevice, frames_jsonl
 from fayd.errors import FaydError
 from fayd.protocol import Ack, SensorEvent, encode
 from fayd.speech.audio import read_wav, resample, write_wav
+from fayd.testing.simulator import SimDevice, frames_jsonl
 
 #: How to make a WAV fayd can read, for the error that says it could not.
 MAKE_WAV = 'make one with: espeak-ng --stdout "Hello" > hello.wav (or sox IN -b 16 OUT.wav)'

@@ -19,7 +19,7 @@ import aiomqtt
 import httpx
 
 from fayd.auth import read_token
-from fayd.devices.simulator import SimDevice
+from fayd.testing.simulator import SimDevice
 from fayd.transport.mqtt import parse_mqtt_url
 
 
