@@ -12,7 +12,7 @@ from fayd.agent.understand.times import (
     Ambiguous,
     Duration,
     Impossible,
-    Recurrence,
+    Rule,
     When,
     answer_ambiguous,
     parse_duration,
@@ -113,7 +113,7 @@ EN = [
     # Durations (timers, sleep).
     ("set a timer for 15 minutes", 900),
     ("sleep for an hour and a half", 5400),
-    # Recurrences.
+    # Rules.
     ("every weekday at 8", {"every": "weekday", "at": "08:00"}),
     ("every day at seven", {"every": "day", "at": "07:00"}),
     ("every morning at 7", {"every": "day", "at": "07:00"}),
@@ -382,17 +382,17 @@ def test_other_zone():
 
 def test_recurrence_values():
     slot, _ = parse_when("every Monday and Thursday at 10", NOW)
-    assert slot == Recurrence("week", at=time(10, 0), days=("mon", "thu"))
+    assert slot == Rule("week", at=time(10, 0), days=("mon", "thu"))
     slot, _ = parse_when("every 2 hours between 8 and 20", NOW)
-    assert slot == Recurrence("hours", hours=2, between=(time(8), time(20)))
+    assert slot == Rule("hours", hours=2, between=(time(8), time(20)))
 
 
 def test_slot_json():
     assert slot_json(When(at("2026-12-02T08:05"))) == "2026-12-02T08:05"
     assert slot_json(Duration(900)) == 900
-    assert slot_json(Recurrence("weekday", at=time(8))) == {"every": "weekday", "at": "08:00"}
-    assert slot_json(Recurrence("week", days=("mon",))) == {"every": "week", "days": ["mon"]}
-    assert slot_json(Recurrence("day")) == {"every": "day"}
+    assert slot_json(Rule("weekday", at=time(8))) == {"every": "weekday", "at": "08:00"}
+    assert slot_json(Rule("week", days=("mon",))) == {"every": "week", "days": ["mon"]}
+    assert slot_json(Rule("day")) == {"every": "day"}
     assert slot_json(Impossible("There is no 25 o'clock.")) is None
     assert slot_json(Ambiguous("?", (When(NOW),))) is None
 
@@ -428,7 +428,7 @@ def test_hostile_input(text, lang):
     if found is not None:
         slot, (start, end) = found
         assert 0 <= start < end <= len(text)
-        assert isinstance(slot, When | Recurrence | Duration | Ambiguous | Impossible)
+        assert isinstance(slot, When | Rule | Duration | Ambiguous | Impossible)
     duration = parse_duration(text, lang)
     assert duration is None or duration.seconds > 0
     pending = parse_when("at eight", NOW)[0]

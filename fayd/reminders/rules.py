@@ -37,6 +37,10 @@ class Rule:
     between: tuple[dtime, dtime] | None = None  # for "hours": the daily window
 
     def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"every", "at", "days", "hours", "between"}`` without the empty ones."""
         out: dict[str, Any] = {"every": self.every}
         if self.at is not None:
             out["at"] = self.at.strftime("%H:%M")
@@ -46,7 +50,7 @@ class Rule:
             out["hours"] = self.hours
         if self.between:
             out["between"] = [t.strftime("%H:%M") for t in self.between]
-        return json.dumps(out)
+        return out
 
     @classmethod
     def from_json(cls, text: str) -> Rule:

@@ -7,7 +7,6 @@ from datetime import datetime
 from typing import Any
 
 from fayd.agent.skills.registry import Context
-from fayd.agent.understand.times import Recurrence
 from fayd.reminders import Rule
 
 _WEEKDAYS_ZH = "一二三四五六日"
@@ -57,10 +56,6 @@ _DAY_NAMES = dict(
         strict=True,
     )
 )
-
-
-def rule_of(r: Recurrence) -> Rule:
-    return Rule(r.every, at=r.at, days=r.days, hours=r.hours, between=r.between)
 
 
 def in_chinese(ctx: Context) -> bool:

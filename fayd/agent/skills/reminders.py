@@ -18,12 +18,11 @@ from fayd.agent.skills.reminder_words import (
     every_said,
     in_chinese,
     no_task,
-    rule_of,
     task_said,
     today_line,
     when_said,
 )
-from fayd.agent.understand.times import Recurrence, When
+from fayd.agent.understand.times import Rule, When
 from fayd.errors import FaydError
 from fayd.reminders import BadReminder, ReminderBook
 from fayd.reminders.book import content_words
@@ -40,7 +39,7 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
     book = ctx.reminders
     said = str(args.get("what") or "").strip()
     when = args.get("when") or args.get("recurrence")
-    if not isinstance(when, When | Recurrence):
+    if not isinstance(when, When | Rule):
         return Outcome("什么时候提醒你？" if zh else "When should I remind you?")
     if book is None:
         return Outcome("提醒现在用不了。" if zh else "I can't keep reminders right now.")
@@ -62,7 +61,7 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
             whose,
             what,
             at=when.at if isinstance(when, When) else None,
-            rule=None if isinstance(when, When) else rule_of(when),
+            rule=None if isinstance(when, When) else when,
             kind=kind,
             lang=ctx.lang,
             source=str(args.get("said") or said),
@@ -86,7 +85,7 @@ async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:
         if not said:
             return Outcome(f"I'll let you know {start}.", detail=detail)
         return Outcome(f"I'll remind you {back} {start}.", detail=detail)
-    every = every_said(rule_of(when), ctx.lang)
+    every = every_said(when, ctx.lang)
     if zh:
         doing = f"提醒你{what}" if said else "叫你"
         return Outcome(f"好的，我会{every}{doing}，第一次是{start}。", detail=detail)
@@ -131,14 +130,14 @@ def _for_them(called: str, what: str, back: str, start: str, when: Any, lang: st
     """The read-back of a reminder kept for someone else: "I'll remind Mum to drink some
     water today at 15:00." (said to her as "drink some water")."""
     if lang == "zh":
-        every = "" if isinstance(when, When) else every_said(rule_of(when), lang)
+        every = "" if isinstance(when, When) else every_said(when, lang)
         return f"好的，我会{every or start}提醒{called}{what}。"
     task = back or f"about {what}"
     him, _, his = words.pronouns(called)
     task = re.sub(r"\byou\b", him, re.sub(r"\byour\b", his, task))
     if isinstance(when, When):
         return f"I'll remind {called} {task} {start}."
-    return f"I'll remind {called} {task} {every_said(rule_of(when), lang)}, starting {start}."
+    return f"I'll remind {called} {task} {every_said(when, lang)}, starting {start}."
 
 
 #: Said when the reminder could not be written down (a full disk): never "I'll remind you".

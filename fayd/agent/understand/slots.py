@@ -16,7 +16,7 @@ from fayd.agent.understand import everyday
 from fayd.agent.understand.care_rule import care_rule_slots
 from fayd.agent.understand.times import (
     Ambiguous,
-    Recurrence,
+    Rule,
     When,
     answer_ambiguous,
     parse_duration,
@@ -397,7 +397,7 @@ def _reminder(text: str, now: datetime, lang: str) -> dict[str, Any]:
         how = "about"
     slots: dict[str, Any] = {"what": what, "how": how} if how else {"what": what}
     if found is not None:
-        key = "recurrence" if isinstance(found[0], Recurrence) else "when"
+        key = "recurrence" if isinstance(found[0], Rule) else "when"
         slots[key] = found[0]
     return slots
 
@@ -646,7 +646,7 @@ def slots_json(slots: dict[str, Any]) -> dict[str, Any]:
             out[key] = value.strftime("%Y-%m-%dT%H:%M")
         elif isinstance(value, date):
             out[key] = value.isoformat()
-        elif isinstance(value, When | Recurrence | Ambiguous) or hasattr(value, "seconds"):
+        elif isinstance(value, When | Rule | Ambiguous) or hasattr(value, "seconds"):
             out[key] = slot_json(value)
         else:
             out[key] = value

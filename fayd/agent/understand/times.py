@@ -35,7 +35,7 @@ Rules (what the tests hold):
   (Ambiguous: "at eight" said at 06:00 or at 10:00, "today at 11" said at 10:00); otherwise
   it takes the earlier ("tomorrow at 8" → 08:00, "on Sunday at 8" → 08:00 Sunday, "today
   at 8" said at 10:00 → 20:00). A missed pill at the wrong half of the day costs more than
-  one short question. Recurrences take 6 to 11 as morning.
+  one short question. Rules take 6 to 11 as morning.
 - A weekday name is the next such day (today if the time is still ahead); "next Tuesday",
   下周二 is that day in the next calendar week (weeks start on Monday).
 - A date without a year is the next one ahead; "on the 14th" is the next 14th.
@@ -61,12 +61,13 @@ from datetime import time as dtime
 from typing import Any
 
 from fayd.agent.understand import times_zh as zh
+from fayd.reminders.rules import Rule  # a recurring time is the reminders' own rule
 
 __all__ = [
     "Ambiguous",
     "Duration",
     "Impossible",
-    "Recurrence",
+    "Rule",
     "Slot",
     "When",
     "answer_ambiguous",
@@ -85,15 +86,6 @@ class When:
 
 
 @dataclass(frozen=True)
-class Recurrence:
-    every: str  # "day" | "weekday" | "week" | "hours"
-    at: dtime | None = None  # time of day (day/weekday/week)
-    days: tuple[str, ...] = ()  # "mon".."sun" for "week"
-    hours: int | None = None  # for "hours"
-    between: tuple[dtime, dtime] | None = None  # for "hours"
-
-
-@dataclass(frozen=True)
 class Duration:
     seconds: int
 
@@ -109,7 +101,7 @@ class Impossible:
     reason: str  # what to say, in the sentence's language
 
 
-Slot = When | Recurrence | Duration | Ambiguous | Impossible
+Slot = When | Rule | Duration | Ambiguous | Impossible
 
 MAX_TEXT = 2000  # longer text is read only this far: a time is said early, not in chapter 3
 
@@ -648,7 +640,7 @@ def _resolve(fields: dict, now: datetime, lang: str) -> Slot:
     return When(min(ahead, key=_utc))
 
 
-def _recurrence(fields: dict) -> Recurrence:
+def _recurrence(fields: dict) -> Rule:
     every, days, hours = fields["every"]
     if every == "hours":
         between = None
@@ -658,12 +650,12 @@ def _recurrence(fields: dict) -> Recurrence:
             start = dtime(h, m)
             ends = [dtime(h, m) for h, m, *_ in _readings(last, None)]
             between = (start, next((end for end in ends if end > start), ends[-1]))
-        return Recurrence("hours", hours=hours, between=between)
+        return Rule("hours", hours=hours, between=between)
     at = None
     if "clock" in fields or "period" in fields:
         h, m, *_ = _readings(fields.get("clock"), fields.get("period"))[0]
         at = dtime(h, m)
-    return Recurrence(every, at=at, days=days)
+    return Rule(every, at=at, days=days)
 
 
 _HOUR_WORDS = ["twelve", *_ONES, "ten", "eleven", "twelve"]
@@ -769,20 +761,11 @@ def answer_ambiguous(
 
 def slot_json(slot: Slot) -> Any:
     """For the evaluation: When → "YYYY-MM-DDTHH:MM" (local), Duration → seconds,
-    Recurrence → {"every", "at", "days", "hours", "between"} without empty keys, else None."""
+    Rule → {"every", "at", "days", "hours", "between"} without empty keys, else None."""
     if isinstance(slot, When):
         return slot.at.strftime("%Y-%m-%dT%H:%M")
     if isinstance(slot, Duration):
         return slot.seconds
-    if isinstance(slot, Recurrence):
-        out: dict[str, Any] = {"every": slot.every}
-        if slot.at is not None:
-            out["at"] = slot.at.strftime("%H:%M")
-        if slot.days:
-            out["days"] = list(slot.days)
-        if slot.hours is not None:
-            out["hours"] = slot.hours
-        if slot.between:
-            out["between"] = [t.strftime("%H:%M") for t in slot.between]
-        return out
+    if isinstance(slot, Rule):
+        return slot.to_dict()
     return None
