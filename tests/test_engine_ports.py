@@ -1,4 +1,5 @@
-"""Every engine backend has what its Protocol promises (fayd.speech.ports, fayd.llm.ports):
+"""Every engine backend has what its Protocol promises (fayd.speech.ports, fayd.llm.ports),
+and so has the memory (fayd.memory.port, the re-embedding pass's Reembeddable):
 the same method names taking the same parameters, and the same attributes. Checked on the
 classes, so no model is loaded."""
 
@@ -11,6 +12,9 @@ import pytest
 from fayd.llm.local import LocalLlm
 from fayd.llm.ports import ChatLlm, TokenCounting
 from fayd.llm.remote import RemoteLlm
+from fayd.memory.port import MemoryPort
+from fayd.memory.reembed import Reembeddable
+from fayd.memory.service import Memory
 from fayd.speech.asr import WhisperAsr
 from fayd.speech.asr_sherpa import SherpaAsr
 from fayd.speech.ports import Asr, Tts, Vad
@@ -27,6 +31,8 @@ PAIRS = [
     (ChatLlm, LocalLlm),
     (ChatLlm, RemoteLlm),
     (TokenCounting, LocalLlm),
+    (MemoryPort, Memory),
+    (Reembeddable, Memory),
 ]
 
 

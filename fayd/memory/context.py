@@ -43,6 +43,7 @@ from fayd.memory import hygiene
 from fayd.memory import playbooks as pb
 from fayd.memory.budget import CountTokens
 from fayd.memory.facts import Facts
+from fayd.memory.port import MemoryPort
 from fayd.memory.provenance import looks_like_instruction
 from fayd.memory.working import Working
 
@@ -135,7 +136,7 @@ def _clean(text: str, what: str) -> bool:
     return junk is None
 
 
-def _rules(memory: Any, user: str) -> list[Entry]:
+def _rules(memory: MemoryPort, user: str) -> list[Entry]:
     out = []
     for i, node in enumerate(memory.get_active_rules(user, n=50)):
         if _safe(node["content"], f"rule #{node['node_id']}"):
@@ -145,14 +146,14 @@ def _rules(memory: Any, user: str) -> list[Entry]:
     return out
 
 
-def _portrait(memory: Any, user: str) -> list[Entry]:
+def _portrait(memory: MemoryPort, user: str) -> list[Entry]:
     text = memory.get_user_profile(user)["portrait"].strip()
     if text and _safe(text, "portrait"):
         return [Entry("portrait", text, BASE["portrait"])]
     return []
 
 
-def _facts(memory: Any, user: str, q: set[str], now: float) -> list[Entry]:
+def _facts(memory: MemoryPort, user: str, q: set[str], now: float) -> list[Entry]:
     out = []
     facts = Facts(memory).as_of(now, user)[:MAX_FACTS]  # newest first
     for i, f in enumerate(facts):
@@ -166,7 +167,7 @@ def _facts(memory: Any, user: str, q: set[str], now: float) -> list[Entry]:
     return out
 
 
-def _working(memory: Any, user: str, session: str, now: float) -> list[Entry]:
+def _working(memory: MemoryPort, user: str, session: str, now: float) -> list[Entry]:
     out = []
     notes = Working(memory).get(session, user, now)  # newest first
     for i, note in enumerate(notes):
@@ -178,7 +179,7 @@ def _working(memory: Any, user: str, session: str, now: float) -> list[Entry]:
     return out
 
 
-def _documents(memory: Any, user: str, session: str) -> list[Entry]:
+def _documents(memory: MemoryPort, user: str, session: str) -> list[Entry]:
     """The MemoryFS documents injected for this conversation (already selected: timeline
     newest 2 per other conversation, life_sim newest 5), one Entry per document entry."""
     out = []
@@ -215,7 +216,7 @@ def _playbooks(folder: str | Path | None, user: str, q: set[str]) -> list[Entry]
 
 
 def _nodes(
-    memory: Any,
+    memory: MemoryPort,
     user: str,
     question: str,
     session: str,
@@ -317,7 +318,7 @@ def pack(
 
 
 def collect(
-    memory: Any,
+    memory: MemoryPort,
     user: str,
     question: str,
     session: str,
@@ -341,7 +342,7 @@ def collect(
 
 
 def assemble(
-    memory: Any,
+    memory: MemoryPort,
     user: str,
     question: str,
     session: Any,

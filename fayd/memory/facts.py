@@ -18,6 +18,7 @@ import sqlite_utils
 
 from fayd.memory import quarantine
 from fayd.memory.errors import BadInput
+from fayd.memory.port import MemoryPort
 from fayd.memory.provenance import AGENT, check_trust, outranks, screen
 
 MAX_PART = 500
@@ -192,7 +193,7 @@ def history(db: sqlite_utils.Database, username: str, subject: str, predicate: s
 class Facts:
     """Guarded fact writes and reads over a Memory's store."""
 
-    def __init__(self, memory: Any) -> None:
+    def __init__(self, memory: MemoryPort) -> None:
         self.memory = memory
 
     def assert_fact(

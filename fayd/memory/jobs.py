@@ -24,6 +24,7 @@ from typing import Any
 import sqlite_utils
 
 from fayd.llm import ChatLlm
+from fayd.memory.port import MemoryPort
 from fayd.memory.portrait import run_portrait
 from fayd.memory.reflection import run_reflection
 
@@ -105,7 +106,7 @@ def job_states(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
 
 
 def run_due(
-    memory: Any,
+    memory: MemoryPort,
     llm: ChatLlm | None,
     now: float,
     jobs: tuple[Job, ...] = JOBS,
@@ -133,7 +134,7 @@ def run_due(
 
 
 async def run_jobs_forever(
-    memory: Any,
+    memory: MemoryPort,
     llm: ChatLlm | None,
     now: Callable[[], float] = time.time,
     *,

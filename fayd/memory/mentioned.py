@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from fayd.memory.port import MemoryPort
+
 NAME = "name"
 RELATION = "relation"
 PLACE = "place"
@@ -481,7 +483,9 @@ def mentions(text: str) -> list[Mention]:
     return unique
 
 
-def note(memory: Any, username: str, text: str, now: float | None = None) -> list[dict[str, Any]]:
+def note(
+    memory: MemoryPort, username: str, text: str, now: float | None = None
+) -> list[dict[str, Any]]:
     """Write the facts ``text`` states as the person's own (blocking: a worker thread).
     Returns each write's result (``Facts.assert_fact``'s)."""
     from fayd.memory.facts import Facts

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fayd.memory import nodes as db_nodes
+from fayd.memory.port import MemoryPort
 
 #: A job's first run (no previous one) looks back this far.
 FIRST_WINDOW_S = 86400.0
@@ -16,7 +17,7 @@ RunUser = Callable[[str, float], dict[str, Any]]
 
 
 def for_each_user(
-    memory: Any,
+    memory: MemoryPort,
     job: str,
     log: logging.Logger,
     now: float,

@@ -19,6 +19,7 @@ from fayd.memory import hygiene
 from fayd.memory import nodes as db_nodes
 from fayd.memory.budget import context_size, counter
 from fayd.memory.per_user import for_each_user
+from fayd.memory.port import MemoryPort
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,9 @@ PROMPT = (
 )
 
 
-def conversations(memory: Any, username: str, since: float, now: float) -> list[dict[str, Any]]:
+def conversations(
+    memory: MemoryPort, username: str, since: float, now: float
+) -> list[dict[str, Any]]:
     """The user's conversation nodes written in (since, now], newest first."""
 
     def run(db) -> list[dict[str, Any]]:
@@ -73,7 +76,7 @@ def fit_chars(text: str, limit: int = MAX_CHARS) -> str:
 
 
 def portrait_user(
-    memory: Any,
+    memory: MemoryPort,
     llm: ChatLlm | None,
     username: str,
     since: float,
@@ -119,7 +122,11 @@ def portrait_user(
 
 
 def run_portrait(
-    memory: Any, llm: ChatLlm | None, now: float, since: float | None, agent_name: str = "Fay"
+    memory: MemoryPort,
+    llm: ChatLlm | None,
+    now: float,
+    since: float | None,
+    agent_name: str = "Fay",
 ) -> dict[str, Any]:
     """The job: every user with conversations since the last run (else the last day)."""
 

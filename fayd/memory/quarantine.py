@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import sqlite_utils
 
 from fayd.memory.errors import BadInput
 from fayd.memory.nodes import NewNode
+from fayd.memory.port import HeldWriter, MemoryPort
 from fayd.memory.provenance import AGENT, screen
 from fayd.memory.tags import normalize_tags
 
 COLUMNS = (
     "id, item, username, payload, trust, source, reason, created_at, status, decided_at, result_id"
 )
-#: Replays an approved item inside the quarantine's transaction: (db, payload, now) →
-#: (the result, the id of the row written, or None when there is no such row).
-HeldWriter = Callable[
-    [sqlite_utils.Database, dict[str, Any], float], tuple[dict[str, Any], int | None]
-]
 
 
 def put(
@@ -52,7 +48,7 @@ def put(
 
 
 def guarded_remember(
-    memory: Any,
+    memory: MemoryPort,
     content: str,
     username: str | None = None,
     trust: str = AGENT,
@@ -85,7 +81,7 @@ def guarded_remember(
     return {"ok": True, **memory.add([node])[0]}
 
 
-def list_items(memory: Any, status: str | None = "pending", limit: int = 100) -> list[dict]:
+def list_items(memory: MemoryPort, status: str | None = "pending", limit: int = 100) -> list[dict]:
     if status not in (None, "pending", "approved", "rejected"):
         raise BadInput(f"status must be pending, approved or rejected: {status!r}")
 
@@ -133,7 +129,7 @@ def held_kind(item: dict[str, Any]) -> str:
     return "document" if "document" in item["payload"] else "node"
 
 
-def approve(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
+def approve(memory: MemoryPort, qid: int, now: float | None = None) -> dict[str, Any]:
     """Write the held node, fact or document entry to live memory; returns the item with
     ``result``."""
     now = time.time() if now is None else now
@@ -165,7 +161,7 @@ def approve(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
     return {**item, "status": "approved", "result": result}
 
 
-def reject(memory: Any, qid: int, now: float | None = None) -> dict[str, Any]:
+def reject(memory: MemoryPort, qid: int, now: float | None = None) -> dict[str, Any]:
     now = time.time() if now is None else now
 
     def run(db: sqlite_utils.Database) -> dict[str, Any]:

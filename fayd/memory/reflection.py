@@ -24,6 +24,7 @@ from fayd.memory import hygiene
 from fayd.memory.budget import context_size, counter
 from fayd.memory.nodes import FAY_TIME, NewNode
 from fayd.memory.per_user import for_each_user
+from fayd.memory.port import MemoryPort
 from fayd.memory.provenance import AGENT, looks_like_instruction
 from fayd.memory.tags import reflection_tags
 
@@ -70,7 +71,7 @@ def anchor_for(now: float) -> str:
     return ANCHORS[dt.fromtimestamp(now).timetuple().tm_yday % len(ANCHORS)]
 
 
-def new_nodes_since(memory: Any, username: str, since: float, now: float) -> int:
+def new_nodes_since(memory: MemoryPort, username: str, since: float, now: float) -> int:
     def run(db) -> int:
         return db.execute(
             "SELECT COUNT(*) FROM memory_nodes WHERE username = ? AND created_at > ?"
@@ -119,7 +120,7 @@ def parse_insights(answer: str) -> list[str]:
 
 
 def reflect_user(
-    memory: Any, llm: ChatLlm | None, username: str, now: float, agent_name: str = "Fay"
+    memory: MemoryPort, llm: ChatLlm | None, username: str, now: float, agent_name: str = "Fay"
 ) -> dict[str, Any]:
     """Reflect on one user's memories; returns what was written (or why not)."""
     anchor = anchor_for(now).format(user=username)
@@ -180,7 +181,11 @@ def reflect_user(
 
 
 def run_reflection(
-    memory: Any, llm: ChatLlm | None, now: float, since: float | None, agent_name: str = "Fay"
+    memory: MemoryPort,
+    llm: ChatLlm | None,
+    now: float,
+    since: float | None,
+    agent_name: str = "Fay",
 ) -> dict[str, Any]:
     """The job: every user with at least MIN_NEW new nodes since the last run."""
     return for_each_user(

@@ -32,7 +32,7 @@ from fayd.memory.folds import Change, Folds, Observed
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
 from fayd.memory.nodes import NewNode
-from fayd.memory.quarantine import HeldWriter
+from fayd.memory.port import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
 from fayd.memory.retrieve import Fusion, rank
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags
@@ -51,6 +51,11 @@ HELD_WRITERS: Mapping[str, HeldWriter] = {
 
 
 class Memory:
+    store: Store
+    embedder: EmbedderLike
+    cfg: MemoryConfig
+    held_writers: Mapping[str, HeldWriter]
+
     def __init__(
         self,
         store: Store,

@@ -14,6 +14,7 @@ from typing import Any
 import sqlite_utils
 
 from fayd.memory.errors import BadInput
+from fayd.memory.port import MemoryPort
 
 #: A note lives this long after its last write unless the writer says otherwise.
 DEFAULT_TTL_S = 30 * 60.0
@@ -76,7 +77,7 @@ def delete(db: sqlite_utils.Database, username: str, session: str, key: str | No
 class Working:
     """Working memory over a Memory's store (blocking: call from a worker thread)."""
 
-    def __init__(self, memory: Any) -> None:
+    def __init__(self, memory: MemoryPort) -> None:
         self.memory = memory
 
     def set(

@@ -17,6 +17,7 @@ from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
 from fayd.agent.skills.after_emergency import expect_answer
 from fayd.agent.skills.registry import Context, Outcome, Skill
+from fayd.agent.understand.phrases import ELDER, ELDER_CALLED
 from fayd.protocol import Action, Alert
 
 #: Said at once, before any model runs (English, Chinese); the alert goes out first. What is
@@ -115,20 +116,10 @@ async def quiet_hours(args: dict[str, Any], ctx: Context) -> Outcome:
     return Outcome(f"All right. I won't start talking to you between {begin} and {finish}.")
 
 
-#: What a caregiver calls someone → the household names it may be kept under.
-PEOPLE = {
-    "mum": ("mum", "mom", "mother", "mam"),
-    "dad": ("dad", "father", "pa"),
-    "grandma": ("grandma", "gran", "granny", "nan", "nana", "grandmother"),
-    "grandpa": ("grandpa", "grandad", "granddad", "grandfather"),
-}
-_CALLED = {
-    **{w: k for k, words in PEOPLE.items() for w in words},
-    **{"mom": "mum", "mommy": "mum", "mummy": "mum", "ma": "mum", "daddy": "dad"},
-    **{"nanna": "grandma", "妈妈": "mum", "妈": "mum", "爸爸": "dad", "爸": "dad"},
-    **{"奶奶": "grandma", "外婆": "grandma", "姥姥": "grandma"},
-    **{"爷爷": "grandpa", "外公": "grandpa", "姥爷": "grandpa"},
-}
+#: What a caregiver calls someone → the household names it may be kept under (its words
+#: in letters: a household name is one).
+PEOPLE = {kin: tuple(w for w in words if w.isascii()) for kin, words in ELDER.items()}
+_CALLED = ELDER_CALLED
 
 
 def household_names(word: str) -> list[str]:

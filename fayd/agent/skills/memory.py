@@ -20,7 +20,7 @@ from fayd.agent.skills import recall_facts, words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand import answers
 from fayd.agent.understand.slots import ME
-from fayd.memory import Facts, mentioned
+from fayd.memory import Facts, Memory, mentioned
 from fayd.memory.provenance import HUMAN
 
 #: A remembered sentence answers a question only this close to it in meaning (cosine);
@@ -175,7 +175,7 @@ async def recall(args: dict[str, Any], ctx: Context) -> Outcome:
     )
 
 
-async def _about_me(memory: Any, ctx: Context, zh: bool) -> Outcome:
+async def _about_me(memory: Memory, ctx: Context, zh: bool) -> Outcome:
     """What the person told: the facts kept from what they mentioned ("my doctor is Dr
     Patel"), then the newest things they asked to be remembered, in their words turned
     round."""
@@ -210,7 +210,7 @@ _MY_ROLE = re.compile(r"\bmy ((?:late |dear )?[a-z]+)")
 _MY_NAME = re.compile(r"\b[Mm]y ([A-Z][a-z]{2,})\b")
 
 
-async def _perhaps(memory: Any, question: str, ctx: Context) -> Outcome | None:
+async def _perhaps(memory: Memory, question: str, ctx: Context) -> Outcome | None:
     """A role's name never told as such, when the person spoke of someone by name only
     ("My Harold, God rest him, …"): asked, never guessed ("is that him?"); "yes" keeps it
     as if they had said it. None when there is no such name (English only)."""
@@ -324,7 +324,7 @@ _GENERIC_PAIRS_ZH = frozenset(
 )
 
 
-async def _told(memory: Any, user: str, question: str) -> tuple[str, float] | None:
+async def _told(memory: Memory, user: str, question: str) -> tuple[str, float] | None:
     """The user's own words closest to the question, if close enough and about the same
     thing (they share a word that matters: "my nephew" is not answered by "my grandson"): a
     remembered fact or the user's side of an earlier exchange (never fayd's: it may be

@@ -11,7 +11,9 @@ from typing import Any
 
 import jsonschema
 
+from fayd.agent.expect import Expectations
 from fayd.agent.ports import CareDays, CareRules, Devices, Readings, Wellbeing
+from fayd.agent.prefs import Preferences
 from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
@@ -33,10 +35,10 @@ class Context:
     now: datetime  # timezone-aware, the household's zone
     devices: Devices
     memory: Memory | None
-    prefs: Any  # fayd.agent.prefs.Preferences
+    prefs: Preferences
     reminders: ReminderBook | None = None
     #: Open questions whose answer comes in the user's next turn (fayd.agent.expect).
-    expect: Any = None
+    expect: Expectations | None = None
     #: The household's days in words (the care digest); None when not wired.
     days: CareDays | None = None
     #: Care rules said in words (the care engine's); None when not wired.

@@ -14,14 +14,9 @@ import re
 from datetime import datetime, time
 from typing import Any
 
+from fayd.agent.understand.phrases import FAMILY, FAMILY_ZH
 from fayd.agent.understand.times import Ambiguous, When, parse_when
 
-#: Someone of the household, as a caregiver calls them (fayd.agent.skills.care.PEOPLE).
-FAMILY = (
-    r"(mum|mom|mam|mummy|mommy|mother|ma|dad|daddy|father|pa|gran|granny|grandma|grandmother|"
-    r"nan|nana|nanna|grandad|granddad|grandpa|grandfather)"
-)
-FAMILY_ZH = r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)"
 ROOMS = (
     r"(kitchen|living room|lounge|sitting room|front room|bedroom|bathroom|hall|hallway|"
     r"dining room|landing|study|conservatory)"

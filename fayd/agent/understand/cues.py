@@ -13,6 +13,7 @@ import re
 
 from fayd.agent.understand import care_rule, everyday
 from fayd.agent.understand.declared import CUE_ORDER, with_mood
+from fayd.agent.understand.phrases import FAMILY, FAMILY_ZH
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
 from fayd.agent.understand.text import language
 
@@ -92,7 +93,7 @@ CUES: dict[str, list[str]] = {
         r"\bremind me\b",
         # "remind Mum to drink some water at three": for someone the speaker looks after
         r"\bremind (my |our )?(?!(me|you|us|him|her|them|myself|everyone)\b)[a-z]+ (to|about|that)\b",
-        r"提醒(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)",
+        rf"提醒{FAMILY_ZH}",
         r"\b(don't|do not) let me forget\b",
         r"\bset (me )?(a|up a) reminder\b",
         r"\breminder (for|to|about|at|on)\b",
@@ -246,26 +247,21 @@ CUES: dict[str, list[str]] = {
         r"(挥手|招手|点头|点个头|摇头|摇个头|鞠躬|鞠一躬|跳舞|跳个舞|看看我|看着我|转过来)",
     ],
 }
-#: Someone of the household a caregiver asks about (fayd.agent.skills.care.PEOPLE).
-_FAMILY = (
-    r"(mum|mom|mam|mummy|mommy|mother|ma|dad|daddy|father|pa|gran|granny|grandma|grandmother|"
-    r"nan|nana|nanna|grandad|granddad|grandpa|grandfather)"
-)
 CUES["care.day"] = [
     # "How was Mum today?", "how's dad been today", "how was grandma's day", "how did mum get
     # on yesterday": the daily digest of that person (docs/care.md).
-    rf"(?:^|[.!?] )((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did)( my| our)? {_FAMILY}"
+    rf"(?:^|[.!?] )((so|oh|and|um|well|fay|hi|hey)[ ,]+)*how(?:'s| is| was| has| did)( my| our)? {FAMILY}"
     r"(?:'s)?( been| doing| getting on| get on| do)?( (today|yesterday|day|this evening))?\b"
     r"(?!.*\b(feeling|taste|look|sound)\b)",
     r"(?:^|[.!?] )((so|oh|and|um|well|fay)[ ,]+)*how(?:'s| is| was) (\w+)'s day\b",
-    r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
+    rf"{FAMILY_ZH}(今天|昨天)(怎么样|过得怎么样|还好吗|好吗|好不好)",
     # "Did Mum have a fall today?", "has dad eaten?", "was nan up and about?": her day says
-    rf"^((so|oh|and|fay)[ ,]+)*(did|has|have|was|is)( my| our)? {_FAMILY} (had|have|been|fallen|"
+    rf"^((so|oh|and|fay)[ ,]+)*(did|has|have|was|is)( my| our)? {FAMILY} (had|have|been|fallen|"
     r"fall|fell|eaten|eat|slept|sleep|got up|get up|gone out|go out|up and about|moved|out)\b",
     # "Has Mum taken her tablets today?": her day says what the check-ins heard
-    rf"\b(has|did|have)( my| our)? {_FAMILY} (taken|take|had|have|remembered)( to take)? (her|his) "
+    rf"\b(has|did|have)( my| our)? {FAMILY} (taken|take|had|have|remembered)( to take)? (her|his) "
     r"(tablets|pills|medicine|medication|meds|insulin)\b",
-    r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天)?(吃药了(吗|没有|没)|药吃了(吗|没有|没))",
+    rf"{FAMILY_ZH}(今天)?(吃药了(吗|没有|没)|药吃了(吗|没有|没))",
 ]
 #: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.understand.care_rule).
 CUES["care.rule"] = care_rule.CUES

@@ -10,6 +10,7 @@ reading its slots. Lists and rules shared by every intent are in ``lists.toml``.
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +18,10 @@ from typing import Any
 
 from hassil import Intents, recognize
 
+from fayd.agent.understand.phrases import LISTS
 from fayd.errors import ConfigError
 
 BUILTIN = Path(__file__).with_name("intents.toml")
-LISTS = Path(__file__).with_name("lists.toml")
 FOUND_BY = frozenset(
     {"safety", "stop", "gate", "cue", "symptoms", "example", "templates", "default"}
 )
@@ -86,7 +87,7 @@ class Templates:
     """The declarations' sentence templates, per language, matched by hassil."""
 
     def __init__(self) -> None:
-        shared = _hassil_lists(tomllib.loads(LISTS.read_text(encoding="utf-8")))
+        shared = _hassil_lists(copy.deepcopy(LISTS))
         self._by_lang: dict[str, Intents] = {}
         for lang in ("en", "zh"):
             intents = {
@@ -110,7 +111,8 @@ class Templates:
 
 def _hassil_lists(data: dict[str, Any]) -> dict[str, Any]:
     """lists.toml's ``"said" = "said back"`` tables as hassil's ``{"in": …, "out": …}``."""
-    for by_lang in data.values():
+    for lang in ("en", "zh"):
+        by_lang = data.get(lang, {})
         for spec in by_lang.get("lists", {}).values():
             values = spec.get("values")
             if isinstance(values, dict):

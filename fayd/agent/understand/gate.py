@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayd.agent.understand.phrases import FAMILY_ZH
 from fayd.agent.understand.times import WEEKDAYS
 
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
@@ -91,7 +92,7 @@ _READING_EN = [
 ]
 _READING_EN_RE = [re.compile(p) for p in _READING_EN]
 _ZH_ASK = "(?:多少|几|怎么样|怎样|咋样|如何|高不高|低不低|正常吗|正常不正常|正不正常|高吗|低吗|还好吗|好吗|好不好|是多少|多高|多低|吗|呢|？|\\?)"
-_ZH_PEOPLE = "(?P<who_zh>妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)"
+_ZH_PEOPLE = f"(?P<who_zh>{FAMILY_ZH})"
 _READING_ZH_RE = [
     # 我血压多少？我的体重是多少？昨天血压怎么样？妈妈今天血压正常吗？
     re.compile(

@@ -14,6 +14,7 @@ import cn2an
 
 from fayd.agent.understand import everyday
 from fayd.agent.understand.care_rule import care_rule_slots
+from fayd.agent.understand.phrases import FAMILY_ZH
 from fayd.agent.understand.times import (
     Ambiguous,
     Rule,
@@ -358,7 +359,7 @@ _FOR_EN = re.compile(
     r"(?= (?:to|about|that)\b)",
     re.I,
 )
-_FOR_ZH = re.compile(r"提醒(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)")
+_FOR_ZH = re.compile(rf"提醒{FAMILY_ZH}")
 
 
 def _first_person(m: re.Match[str]) -> str:
@@ -547,7 +548,7 @@ def _clock(slot: Any, night: bool) -> time:
 _ASKED_ABOUT = re.compile(
     r"(?:how(?:'s| is| was| has| did)|has|did|have)( my| our)? (\w+?)(?:'s)?\b(?! i\b)"
 )
-_ASKED_ABOUT_ZH = re.compile(r"(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷)(今天|昨天|吃药|药)")
+_ASKED_ABOUT_ZH = re.compile(rf"{FAMILY_ZH}(今天|昨天|吃药|药)")
 
 
 def _day_of(text: str, now: datetime, lang: str) -> dict[str, Any]:
