@@ -248,3 +248,23 @@ def test_sentences_are_joined_as_their_language_writes() -> None:
         "The crossword is a fun word game."
     )
     assert join_sentences(["好啊，", "我们走吧，"]) == "好啊，我们走吧。"
+
+
+@pytest.mark.parametrize(
+    ("said", "lang"),
+    [
+        ("3点提醒我吃药", "zh"),
+        ("明天8:30提醒我去医院", "zh"),
+        ("remind me to ring 小红 at 3", "en"),  # a name in characters: still English
+        ("what's 你好 in English?", "en"),
+        ("what time is it", "en"),
+    ],
+)
+def test_one_rule_says_which_language_a_sentence_is_in(said: str, lang: str) -> None:
+    assert language(said) == lang
+
+
+def test_an_english_request_naming_someone_in_characters_is_understood(router: Router) -> None:
+    decision = router.route("remind me to ring 小红 at 3", NOW)
+    assert (decision.intent, decision.lang) == ("reminder.set", "en")
+    assert decision.slots["what"] == "ring 小红" and decision.slots["when"].at.hour == 15

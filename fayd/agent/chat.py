@@ -22,6 +22,7 @@ import numpy as np
 
 from fayd.agent import claims, guard
 from fayd.agent.turn import MAX_HOLD_S, Turn
+from fayd.agent.understand.text import language
 from fayd.agent.unfounded import not_sure
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, StoreError
@@ -111,7 +112,7 @@ class Chat:
         messages = self.messages(history, turn.question, context)
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
-        speaks = guard.language(turn.question) in model_languages(self.llm_cfg)
+        speaks = language(turn.question) in model_languages(self.llm_cfg)
         try:
             for attempt in range(1 + max(self.cfg.reply_retries, 0)) if speaks else ():
                 judge = guard.ReplyGuard(

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from fayd.agent.claims import claims
+from fayd.agent.understand.text import language
 from fayd.agent.unfounded import unfounded
 from fayd.llm.text import word_count
 from fayd.memory import hygiene
@@ -126,12 +127,6 @@ _TROUBLE = re.compile(
     re.I,
 )
 _YEARS = re.compile(r"^(1[89]|20)\d\d\s*[-–]\s*(1[89]|20)\d\d$")
-
-
-def language(text: str) -> str:
-    """``zh`` when a quarter or more of the text (spaces aside) is Chinese characters."""
-    cjk = len(_CJK.findall(text))
-    return "zh" if cjk and cjk * 4 >= len("".join(text.split())) else "en"
 
 
 def invented(text: str, question: str = "") -> bool:
