@@ -47,6 +47,8 @@ def test_a_declaration_that_contradicts_itself_is_refused() -> None:
         ("do you know what's on radio 4 now, love", "Radio 4"),
         ("Is there anything good on Classic FM?", "Classic FM"),
         ("what programme is on the world service", "the World Service"),
+        ("What's on Radio 4 this afternoon, love?", "Radio 4"),
+        ("is there anything good on the wireless", None),
         ("收音机现在放什么节目？", None),
         ("今晚电台有什么好节目", None),
     ],
