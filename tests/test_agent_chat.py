@@ -8,6 +8,7 @@ import pytest
 from fayd.agent.chat import Chat
 from fayd.agent.turn import Turn
 from fayd.config import AgentConfig, LlmConfig
+from fayd.protocol import Outgoing
 from fayd.store import Store, records
 from tests.test_memory_extract import wait_until
 
@@ -85,7 +86,7 @@ async def test_the_first_sentence_is_synthesised_while_the_model_waits(piper_tts
     from fayd.agent.output import ReplyOutput
 
     class Frames:
-        def send(self, device: str, frame: object) -> bool:
+        def send(self, device: str, frame: Outgoing) -> bool:
             return True
 
     held: list[bool] = []

@@ -23,7 +23,7 @@ from fayd.care import admin
 from fayd.care import records as rec
 from fayd.devices.registry import DeviceRegistry
 from fayd.errors import StoreError
-from fayd.protocol import SensorEvent, encode
+from fayd.protocol import Outgoing, SensorEvent, encode
 from fayd.store import Store
 from fayd.store import devices_records as reg
 from fayd.store.reserve import Reserve
@@ -53,7 +53,7 @@ def small_disk(folder: Path, size_mb: int = 16) -> Iterator[Path]:
 
 
 class Outbox:
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         return True
 
 

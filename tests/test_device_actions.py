@@ -14,7 +14,7 @@ import pytest
 from fayd.agent import Devices
 from fayd.devices.actions import DeviceActions
 from fayd.devices.registry import DeviceRegistry
-from fayd.protocol import Action, Topics, decode
+from fayd.protocol import Action, Command, Human, Topics, decode
 from fayd.store import Store
 from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.transport.mqtt import MqttLink
@@ -59,10 +59,12 @@ async def test_a_skill_moves_the_robot_shows_text_and_sets_the_volume(
 
         wave = Action("gesture.wave", "wave", "happy", 0.8, 70)
         assert devices.act("robo-9", wave)
-        assert devices.show_text("robo-9", "Lunch is at noon")
+        # A reply's text and a stop leave by the link, as a conversation sends them.
+        assert link.send("robo-9", Human(key="text", text="Lunch is at noon", is_first=True))
+        assert link.send("robo-9", Human(key="text", text="", is_end=True))
         assert devices.set_volume("robo-9", 35)
         assert devices.set_brightness("robo-9", 40)
-        assert devices.stop_playback("robo-9")
+        assert link.send("robo-9", Command("stop", {"reason": "asked"}))
         with pytest.raises(ValueError):
             devices.set_volume("robo-9", 300)
 

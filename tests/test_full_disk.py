@@ -22,7 +22,7 @@ import pytest
 
 from fayd.devices import sensors
 from fayd.devices.sensors import EventWriter
-from fayd.protocol import SensorEvent, Topics, decode
+from fayd.protocol import Outgoing, SensorEvent, Topics, decode
 from fayd.store import Store
 from fayd.testing import disk
 from fayd.testing.disk import fill, truncate_wal
@@ -163,7 +163,7 @@ class Outbox:
     def __init__(self) -> None:
         self.sent: list[tuple[str, Any]] = []
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         self.sent.append((device, frame))
         return True
 

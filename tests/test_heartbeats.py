@@ -19,7 +19,7 @@ import pytest
 from fayd.beat import Pulse
 from fayd.devices import sensors
 from fayd.devices.sensors import EventWriter
-from fayd.protocol import SensorEvent
+from fayd.protocol import Outgoing, SensorEvent
 from fayd.service.notify import Notifier
 from fayd.service.supervisor import Supervisor, feed_watchdog
 from fayd.store import Store
@@ -35,7 +35,7 @@ class Outbox:
     def __init__(self) -> None:
         self.frames: list[tuple[str, object]] = []
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         self.frames.append((device, frame))
         return True
 

@@ -18,14 +18,14 @@ from fayd.agent.ports import CLI, AgentEngines, Devices
 from fayd.agent.turn import Turn
 from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
-from fayd.protocol import Action, Sender, TextIn
+from fayd.protocol import Action, Outgoing, Sender, TextIn
 from fayd.speech import SpeechSegment
 
 
 class _Nowhere:
     """The CLI's conversation has no device: its frames are not sent."""
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         return True
 
 

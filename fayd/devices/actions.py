@@ -51,13 +51,6 @@ class DeviceActions:
         """A bare Action (no text, no speech): a robot moves, a screen shows the affect."""
         return self.sender.send(device, Human(key="text", text="", is_first=True, action=action))
 
-    def stop_playback(self, device: str) -> bool:
-        return self.sender.send(device, Command("stop", {"reason": "asked"}))
-
-    def show_text(self, device: str, text: str) -> bool:
-        shown = self.sender.send(device, Human(key="text", text=text, is_first=True))
-        return shown and self.sender.send(device, Human(key="text", text="", is_end=True))
-
     def set_volume(self, device: str, volume: int) -> bool:
         if not 0 <= volume <= 100:
             raise ValueError(f"volume must be 0-100, not {volume}")

@@ -23,7 +23,7 @@ from fayd.protocol.frames import (
     check_device_id,
     is_device_id,
 )
-from fayd.protocol.ports import Sender
+from fayd.protocol.ports import Outgoing, Sender
 from fayd.protocol.topics import Topics
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Heartbeat",
     "Hello",
     "Human",
+    "Outgoing",
     "Presence",
     "Proof",
     "Sender",

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from fayd.protocol.audio import AudioChunk
+from fayd.protocol.frames import Frame, Human
+
+#: What may be sent to a device: a JSON frame, the reply's text and Action, or audio.
+Outgoing = Frame | Human | AudioChunk
+
 
 class Sender(Protocol):
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         """Queue ``frame`` for ``device``; False when it was dropped (a full queue)."""
         ...

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fayd.beat import until_beat
+from fayd.protocol import Outgoing
 from fayd.transport.serial import DEFAULT_BAUDRATE, Inbound, SerialLink, SerialStatus
 from fayd.transport.serial_auth import Keys
 
@@ -90,7 +91,7 @@ class SerialWatcher:
     def owns(self, device: str) -> bool:
         return device in self.owners
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         """Queue a frame for a device on one of the ports; False if none has it, or dropped."""
         link = self.owners.get(device)
         return link.send(device, frame) if link else False

@@ -20,7 +20,7 @@ import paho.mqtt.client as paho
 from fayd.beat import Pulse, until_beat
 from fayd.errors import ConfigError
 from fayd.logwords import hide_secrets
-from fayd.protocol import AudioChunk, Topics, encode
+from fayd.protocol import AudioChunk, Outgoing, Topics, encode
 from fayd.protocol.text import shown
 
 log = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ class MqttLink:
             return False  # the connection is going: the next connect replays them anyway
         return True
 
-    def send(self, device: str, frame: object, *, retain: bool = False) -> bool:
+    def send(self, device: str, frame: Outgoing, *, retain: bool = False) -> bool:
         """Queue one frame for a device's downlink; False if it was dropped."""
         kind = frame.KIND  # type: ignore[attr-defined]
         qos = 0 if isinstance(frame, AudioChunk) else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from fayd.protocol import Sender
+from fayd.protocol import Outgoing, Sender
 
 
 class Ports(Sender, Protocol):
@@ -17,7 +17,7 @@ class Router:
         self.mqtt = mqtt
         self.serial = serial
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         # owns(), not send()'s result: False from send() also means "dropped, queue full".
         if self.serial is not None and self.serial.owns(device):
             return self.serial.send(device, frame)

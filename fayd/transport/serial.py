@@ -35,7 +35,7 @@ from typing import Any
 import serial
 
 from fayd.errors import LinkError, ProtocolError
-from fayd.protocol import Ack, Error, Hello, Proof, decode, encode
+from fayd.protocol import Ack, Error, Hello, Outgoing, Proof, decode, encode
 from fayd.protocol.budget import ErrorBudget
 from fayd.protocol.serial import SerialDecoder, SerialGarbage, encode_packet
 from fayd.transport.serial_auth import UNAUTHORIZED, Gate, Keys, Once, Refused, no_key
@@ -147,7 +147,7 @@ class SerialLink:
 
     # --- the interface MqttLink has ---------------------------------------------------------
 
-    def send(self, device: str, frame: object) -> bool:
+    def send(self, device: str, frame: Outgoing) -> bool:
         """Queue one frame for the device on this port; False if dropped (full outbox, or
         ``device`` is not, or no longer, the one on this port)."""
         if device != self.device:
