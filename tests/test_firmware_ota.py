@@ -21,7 +21,7 @@ import pytest
 
 from fayd.auth import ota_signature, read_token
 from fayd.devices.ota import DeviceRefused, OtaFile, OtaManager
-from fayd.protocol import Topics
+from fayd.protocol import Topics, decode
 from fayd.testing.firmware import FIRMWARE, FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess
 from fayd.transport.mqtt import MqttLink
@@ -332,7 +332,8 @@ def _url(url: str):
 
 
 async def _observe(ota: OtaManager, device: str, kind: str, payload: bytes) -> None:
-    ota.observe(device, kind, payload)
+    if kind in ("ack", "error", "hello"):  # what the hub would tell it
+        ota.device_answered(device, decode(kind, payload), payload)
 
 
 RESUME = r"""

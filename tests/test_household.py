@@ -123,7 +123,7 @@ async def test_only_a_caregiver_on_the_ladder_acknowledges_from_her_own_device(
     [alert] = await eng.store.run(rec.alerts, ("open",))
 
     async def ack(device: str) -> str:
-        eng.device_ack(device, Ack(alert["id"]))
+        eng.device_answered(device, Ack(alert["id"]), b"")
         for task in list(eng._acks):
             await task
         return (await eng.store.run(rec.alert, alert["id"]))["state"]

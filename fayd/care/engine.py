@@ -38,7 +38,7 @@ from fayd.care.notify import DeliveryError, retry_after, shown
 from fayd.care.ports import Deliver, Digests, Owners
 from fayd.care.rules import CareError, Rule
 from fayd.errors import StoreError
-from fayd.protocol import Ack, Alert, SensorEvent
+from fayd.protocol import Ack, Alert, Error, Hello, SensorEvent
 from fayd.store import Store
 
 log = logging.getLogger(__name__)
@@ -142,11 +142,13 @@ class CareEngine:
                 self.early.memo.caregivers = await self.store.run(rec.caregivers)
         return await self.early.tell_everyone(title, body)
 
-    def device_ack(self, device: str, ack: Ack) -> None:
-        """An ``ack`` frame from a device (a carer's screen, a button): when it names an
-        alert, that alert is acknowledged by the device's owner — only from a device of
-        their own, and only when they are on the alert's ladder."""
-        if not ack.ok or not ack.ref or not ack.ref.startswith(("care-", "a-")):
+    def device_answered(self, device: str, ack: Ack | Error | Hello, payload: bytes) -> None:
+        """A device's answer (the hub tells every one): an ``ack`` from a carer's screen
+        or button that names an alert acknowledges it for the device's owner — only from a
+        device of their own, and only when they are on the alert's ladder."""
+        if not isinstance(ack, Ack) or not ack.ok or not ack.ref:
+            return
+        if not ack.ref.startswith(("care-", "a-")):
             return
 
         async def take() -> None:

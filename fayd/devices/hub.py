@@ -11,13 +11,12 @@ import dataclasses
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
 from typing import Any
 
 from fayd.auth import RESERVED_IDS
 from fayd.beat import Pulse, until_beat
 from fayd.devices.microphones import Microphones
-from fayd.devices.ports import Listener
+from fayd.devices.ports import Answers, Listener
 from fayd.devices.registry import DeviceRegistry, DeviceState
 from fayd.devices.sensors import EventWriter
 from fayd.errors import ProtocolError, StoreError
@@ -75,9 +74,9 @@ class DeviceHub:
         self.write_failures = 0
         self._last_talk = -BUSY_S  # time.monotonic() of the last audio or text frame
         self.pulse = Pulse(HEARTBEAT_S, essential=True)
-        #: Told of every ``ack`` a device sends (a carer's device acknowledging an alert:
-        #: fayd.care); set by fayd.service.wiring.
-        self.on_ack: Callable[[str, Ack], None] | None = None
+        #: Told of every answer a device sends: its settings applied (the registry), a
+        #: firmware update's steps (OTA), a carer's device taking an alert (fayd.care).
+        self.answers: list[Answers] = [registry.acks]
 
     async def inbound(self, device: str, kind: str, payload: bytes) -> None:
         """Called by a transport for every uplink frame; never blocks the transport."""
@@ -109,8 +108,9 @@ class DeviceHub:
             if device in RESERVED_IDS:  # "cli" would speak as the administrator
                 raise ProtocolError(f"{device!r} is not a device id fayd takes", "bad-id")
             frame = decode(kind, payload)
-            if isinstance(frame, Ack | Error) and frame.ref is not None:
-                self.registry.acks.observe(device, frame, payload)  # settings answered?
+            if isinstance(frame, Ack | Error | Hello):
+                for answers in self.answers:
+                    answers.device_answered(device, frame, payload)
             state = self.registry.state(device)
             if not state.online and state.hello is not None and not isinstance(frame, Presence):
                 # Connected after all: it was taken for offline at a start (its hello came
@@ -180,9 +180,7 @@ class DeviceHub:
             if state.errors.take(time.monotonic()):  # a flood of them is not logged
                 log.warning("device %s reports %s: %s", state.id, frame.code, frame.message)
         elif isinstance(frame, Ack):
-            log.debug("device %s acks %s", state.id, frame.ref)
-            if self.on_ack is not None:
-                self.on_ack(state.id, frame)
+            log.debug("device %s acks %s", state.id, frame.ref)  # told to self.answers
         else:
             raise ProtocolError(f"a device may not send {frame.KIND} frames", "unexpected")
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayd.errors import FaydError
-from fayd.protocol import Command, Sender
+from fayd.protocol import Ack, Command, Error, Hello, Sender
 
 log = logging.getLogger(__name__)
 
@@ -90,32 +90,24 @@ class OtaManager:
         self.jobs: dict[str, _Job] = {}
         self._ids = itertools.count(1)
 
-    def watching(self, device: str) -> bool:
-        return device in self.jobs
-
-    def observe(self, device: str, kind: str, payload: bytes) -> None:
-        """An uplink frame of a device being updated (the hub gets it too)."""
+    def device_answered(self, device: str, frame: Ack | Error | Hello, payload: bytes) -> None:
+        """A device's answer (the hub tells every one): a step of its update, if it is
+        being updated. The ack's whole body is kept (its ``have``, ``sha256`` …)."""
         job = self.jobs.get(device)
-        if job is None or kind not in ("ack", "error", "hello"):
+        if job is None:
             return
-        try:
-            frame = json.loads(payload)
-        except ValueError:
-            return
-        if not isinstance(frame, dict):
-            return
-        if kind == "hello":
+        body = json.loads(payload)  # decoded once already: valid JSON
+        if isinstance(frame, Hello):
             if job.hello is not None and not job.hello.done():
-                job.hello.set_result(frame)
+                job.hello.set_result(body)
             return
-        waiter = job.pending.pop(str(frame.get("ref")), None)
+        waiter = job.pending.pop(str(frame.ref), None)
         if waiter is None or waiter.done():
             return
-        if kind == "ack":
-            waiter.set_result(frame)
+        if isinstance(frame, Ack):
+            waiter.set_result(body)
         else:
-            code, message = str(frame.get("code")), str(frame.get("message"))
-            waiter.set_exception(DeviceRefused("?", code, message))
+            waiter.set_exception(DeviceRefused("?", frame.code, frame.message))
 
     async def push(
         self,

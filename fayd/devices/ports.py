@@ -9,8 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from fayd.protocol import TextIn
+from fayd.protocol import Ack, Error, Hello, TextIn
 from fayd.speech import SpeechSegment, WakeDetector
+
+
+class Answers(Protocol):
+    """Told of every answer a device sends (an ``ack``, an ``error``, a ``hello`` after a
+    restart), decoded, with its raw payload for the fields a frame type does not keep:
+    its settings applied, a firmware update's steps, a carer's device taking an alert."""
+
+    def device_answered(self, device: str, frame: Ack | Error | Hello, payload: bytes) -> None: ...
 
 
 class Listener(Protocol):

@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayd.protocol import Ack, Error
+from fayd.protocol import Ack, Error, Hello
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +57,11 @@ class SettingsAcks:
         if sent is not None and not sent.answer.done():
             sent.answer.cancel()
 
-    def observe(self, device: str, frame: Ack | Error, payload: bytes) -> None:
+    def device_answered(self, device: str, frame: Ack | Error | Hello, payload: bytes) -> None:
         """An ``ack`` or ``error`` from a device: the answer to its settings, if it is one."""
         sent = self.sent.get(device)
+        if isinstance(frame, Hello) or frame.ref is None:
+            return
         if sent is None or sent.answer.done() or frame.ref != sent.ref:
             return
         if isinstance(frame, Error):

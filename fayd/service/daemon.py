@@ -513,9 +513,6 @@ class Daemon:
     async def _inbound(self, device: str, kind: str, payload: bytes) -> None:
         await self._built.wait()  # frames of the model-loading seconds wait here
         assert self.parts is not None
-        ota = self.parts.ota
-        if ota.watching(device):  # acks and hellos of a firmware update
-            ota.observe(device, kind, payload)
         await self.parts.hub.inbound(device, kind, payload)
 
     async def _broker_url(self) -> str:

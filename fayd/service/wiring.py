@@ -377,7 +377,8 @@ def build(
         dialogue.understanding.wellbeing = SaidWellbeing(store, stored, now)
     events.on_arrival = care.arrived
     hub = DeviceHub(store, registry, microphones, dialogue, events, sender)
-    hub.on_ack = care.device_ack
+    ota = OtaManager(sender)
+    hub.answers += [ota, care]  # a firmware update's steps; a carer taking an alert
     return Parts(
         memory,
         dialogue,
@@ -386,7 +387,7 @@ def build(
         events,
         event_memory,
         hub,
-        OtaManager(sender),
+        ota,
         care,
         reminding,
         digest,
