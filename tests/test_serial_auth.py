@@ -338,8 +338,11 @@ def test_firmware_with_a_wrong_key_or_none_is_refused(rig: Rig, firmware) -> Non
         )
         wrong.inject(sensor="door", data={"open": True})
         bare.inject(sensor="door", data={"open": True})
-        log = rig.daemon.log_text()
-        assert log.count("fw-nokey before a proof says unauthorized: no key in config.json") == 1
+        said = "fw-nokey before a proof says unauthorized: no key in config.json"
+        deadline = time.monotonic() + 30  # the board said it: fayd logs it a moment later
+        while said not in (log := rig.daemon.log_text()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert log.count(said) == 1
         assert log.count("wrong proof for 'fw-wrong'") == 1
         for fw in (wrong, bare):
             assert not any(r["hw"] == "link" and r.get("up") is True for r in fw.records())
