@@ -119,12 +119,11 @@ async def quiet_hours(args: dict[str, Any], ctx: Context) -> Outcome:
 #: What a caregiver calls someone → the household names it may be kept under (its words
 #: in letters: a household name is one).
 PEOPLE = {kin: tuple(w for w in words if w.isascii()) for kin, words in ELDER.items()}
-_CALLED = ELDER_CALLED
 
 
 def household_names(word: str) -> list[str]:
     """The household names a caregiver's word may stand for: "mum" → mum, mom, mother …"""
-    kin = _CALLED.get(word)
+    kin = ELDER_CALLED.get(word)
     return list(dict.fromkeys([word, *(PEOPLE[kin] if kin else ())]))
 
 
@@ -133,11 +132,11 @@ async def people_meant(word: str, ctx: Context) -> list[str]:
     variants, and — said by a caregiver of one person ("Mum", 妈妈) — that person, kept
     under her own name ("margaret")."""
     names = household_names(word)
-    if word in _CALLED and ctx.days is not None and ctx.vouched:
+    if word in ELDER_CALLED and ctx.days is not None and ctx.vouched:
         looked_after = await ctx.days.looked_after(ctx.user)
         # Kept under a name of her own ("margaret"), not under a kin word that means someone
         # else ("mum" is no "grandma"). The digest said back names her, so nothing is hidden.
-        if len(looked_after) == 1 and looked_after[0].casefold() not in _CALLED:
+        if len(looked_after) == 1 and looked_after[0].casefold() not in ELDER_CALLED:
             names.append(looked_after[0])
     return list(dict.fromkeys(names))
 

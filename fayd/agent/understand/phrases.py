@@ -9,10 +9,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from fayd.agent.understand.text import language
+
 LISTS_FILE = Path(__file__).with_name("lists.toml")
 LISTS: dict[str, Any] = tomllib.loads(LISTS_FILE.read_text(encoding="utf-8"))
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def alternation(words: list[str]) -> str:
@@ -25,5 +25,5 @@ ELDER: dict[str, list[str]] = LISTS["words"]["elder"]
 #: Each of those words → what it means ("mummy" → "mum", 奶奶 → "grandma").
 ELDER_CALLED = {word: kin for kin, words in ELDER.items() for word in words}
 #: The English and the Chinese words as a regular expression's group.
-FAMILY = f"({alternation([w for w in ELDER_CALLED if not _CJK.search(w)])})"
-FAMILY_ZH = f"({alternation([w for w in ELDER_CALLED if _CJK.search(w)])})"
+FAMILY = f"({alternation([w for w in ELDER_CALLED if language(w) == 'en'])})"
+FAMILY_ZH = f"({alternation([w for w in ELDER_CALLED if language(w) == 'zh'])})"
