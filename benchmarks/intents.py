@@ -43,7 +43,7 @@ def load(path: Path) -> list[dict[str, Any]]:
 def router() -> Router:
     files = resolve("embed").files
     embedder = Embedder(files["model"], files["tokenizer"], threads=1)
-    from fayd.agent.skills import all_skills
+    from fayd.agent.features import all_skills
 
     qa = QaTable.load(DEFAULT_QA, all_skills().names)
     return Router(embedder, IntentClassifier(embedder, load_examples([])), qa)

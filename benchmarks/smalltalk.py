@@ -1,4 +1,4 @@
-"""How well the router recognises small talk (fayd/agent/understand/smalltalk.py), which
+"""How well the router recognises small talk (fayd/agent/smalltalk/kinds.py), which
 gets a written answer instead of the model's: every line of a set routed as text, through
 the whole router (so a request inside small talk goes to its skill, as it should).
 

@@ -1,4 +1,4 @@
-"""Our time rules (fayd.agent.understand.times) against well-kept parsers from PyPI, on the
+"""Our time rules (fayd.agent.clock.times) against well-kept parsers from PyPI, on the
 evaluation set's reminder times, timer durations and recurrences
 (benchmarks/data/intents_eval.jsonl): is there a library we could use instead?
 
@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.intents import DATA, DEFAULT_NOW, load
-from fayd.agent.understand.times import Duration, When, parse_duration, parse_when
+from fayd.agent.clock.times import Duration, When, parse_duration, parse_when
 
 Parse = Callable[[str, datetime, str], datetime | None]
 

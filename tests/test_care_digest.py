@@ -377,8 +377,8 @@ async def test_a_caregiver_asking_how_mum_was_today_hears_the_digest(
 ) -> None:
     from datetime import datetime
 
+    from fayd.agent.features import all_skills
     from fayd.agent.prefs import Preferences
-    from fayd.agent.skills import all_skills
     from fayd.agent.understanding import Understanding
     from fayd.devices.actions import DeviceActions
     from fayd.devices.registry import DeviceRegistry

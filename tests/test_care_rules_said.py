@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fayd.agent.skills.care_rules import keep_or_not
+from fayd.agent.care.rules import keep_or_not
 from fayd.agent.understand.cues import cue
 from fayd.agent.understand.slots import extract_slots, slots_json
 from fayd.agent.understand.text import language, normalize
@@ -198,8 +198,8 @@ class Exchange:
 
     def __init__(self, house: Household, router: Any) -> None:
         from fayd.agent.expect import Expectations
+        from fayd.agent.features import all_skills
         from fayd.agent.prefs import Preferences
-        from fayd.agent.skills import all_skills
         from fayd.agent.understanding import Understanding
         from fayd.devices.actions import DeviceActions
         from fayd.devices.registry import DeviceRegistry

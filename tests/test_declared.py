@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.skills import all_skills
+from fayd.agent.features import all_skills
 from fayd.agent.understand import cues, declared
 from fayd.agent.understand.declared import DECLARED, SKILL_OF, table
 from fayd.errors import ConfigError

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from fayd.agent.expect import Expectations
+from fayd.agent.features import all_skills
 from fayd.agent.prefs import Preferences
-from fayd.agent.skills import all_skills
 from fayd.agent.understanding import Understanding
 from fayd.devices.actions import DeviceActions
 from fayd.devices.registry import DeviceRegistry

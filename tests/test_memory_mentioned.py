@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from fayd.agent.chat import Chat
+from fayd.agent.features import all_skills
 from fayd.agent.prefs import Preferences
-from fayd.agent.skills import all_skills
 from fayd.agent.skills.registry import Context
 from fayd.agent.turn import Turn
 from fayd.agent.understanding import Understanding

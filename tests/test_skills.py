@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from fayd.agent.features import all_skills
 from fayd.agent.prefs import Preferences, QuietHours
-from fayd.agent.skills import all_skills
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.devices.actions import DeviceActions

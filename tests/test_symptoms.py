@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from fayd.agent.care.emergency import EmergencyDetector
+from fayd.agent.care.passed import without_passed
+from fayd.agent.care.symptoms import better, symptom
+from fayd.agent.features import all_skills
 from fayd.agent.prefs import Preferences
-from fayd.agent.skills import all_skills
-from fayd.agent.understand.emergency import EmergencyDetector
-from fayd.agent.understand.passed import without_passed
 from fayd.agent.understand.router import SYMPTOM, Router
-from fayd.agent.understand.symptoms import better, symptom
 from fayd.agent.understand.text import normalize
 from fayd.agent.understanding import Understanding
 from fayd.care import records as rec

@@ -1,4 +1,4 @@
-"""Times, dates, durations and recurrences as people say them (fayd.agent.understand.times).
+"""Times, dates, durations and recurrences as people say them (fayd.agent.clock.times).
 Pure Python: no model, no I/O."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from fayd.agent.understand.times import (
+from fayd.agent.clock.times import (
     Ambiguous,
     Duration,
     Impossible,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.skills import all_skills
-from fayd.agent.understand.emergency import EmergencyDetector
+from fayd.agent.care.emergency import EmergencyDetector
+from fayd.agent.features import all_skills
 from fayd.agent.understand.intents import load_examples
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
@@ -229,7 +229,7 @@ def test_a_near_match_keeps_the_question_word() -> None:
     "said", ["Did I take my medicine already?", "did I lock the back door", "我今天吃药了吗"]
 )
 def test_what_the_person_did_is_asked_of_memory_never_the_model(router: Router, said: str) -> None:
-    # Medicine: the check-ins' records first, then memory (fayd.agent.skills.reminders).
+    # Medicine: the check-ins' records first, then memory (fayd.agent.reminders.skill).
     medicine = "medicine" in said or "药" in said
     expected = "medication.taken" if medicine else "memory.recall"
     assert router.route(said, NOW).intent == expected

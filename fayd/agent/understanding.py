@@ -10,18 +10,18 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
+from fayd.agent.care.skill import told_day
+from fayd.agent.clock.times import Ambiguous, Impossible
 from fayd.agent.expect import Expectations
 from fayd.agent.ports import CLI, CareDays, CareRules, Devices, Readings, Wellbeing
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
-from fayd.agent.skills.care import told_day
+from fayd.agent.smalltalk.told import Listening
 from fayd.agent.understand.cues import named_day
 from fayd.agent.understand.declared import OWN, SKILL_OF
 from fayd.agent.understand.router import Decision, Router
 from fayd.agent.understand.slots import Pending, pending_for
 from fayd.agent.understand.text import language, normalize
-from fayd.agent.understand.times import Ambiguous, Impossible
-from fayd.agent.understand.told import Listening
 from fayd.logwords import words
 from fayd.memory import Memory
 from fayd.reminders import ReminderBook
@@ -51,7 +51,7 @@ class Understanding:
         by a caregiver ("tell me if Mum hasn't moved by 10")."""
         self.days = days
         self.rules = rules
-        self.readings = readings  # the person's stored readings (fayd.agent.skills.honest)
+        self.readings = readings  # the person's stored readings (fayd.agent.honest.skill)
         #: Feeling unwell kept as a care event, the family told (set by fayd.service).
         self.wellbeing: Wellbeing | None = None
         self.clock = clock or (lambda: datetime.now(tz))

@@ -54,7 +54,7 @@ class AlertEnd:
     closed_at: float | None
     closed_by: str | None
     told: tuple[str, ...] = ()
-    #: A call for help said aloud: what it was ("fall", "chest_pain"; fayd.agent.skills.care).
+    #: A call for help said aloud: what it was ("fall", "chest_pain"; fayd.agent.care.skill).
     emergency: str = ""
 
 
@@ -78,7 +78,7 @@ class DayFacts:
     medication: list[MedicationRecord] | None = None
 
 
-#: A ``wellbeing`` event's kind (fayd.agent.understand.symptoms) as the digest says it.
+#: A ``wellbeing`` event's kind (fayd.agent.care.symptoms) as the digest says it.
 #: What a call for help said aloud was (the emergency skill's kinds).
 EMERGENCIES = {
     "fall": "a fall",

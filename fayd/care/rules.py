@@ -33,7 +33,7 @@ SENSORS = frozenset(
         "fall",
         "battery",
         "unconfirmed_medication",
-        "emergency",  # the emergency skill's spoken call for help (fayd.agent.skills.care)
+        "emergency",  # the emergency skill's spoken call for help (fayd.agent.care.skill)
         "wellbeing",  # feeling unwell, said to fayd (fayd.service.wellbeing)
     }
 )

@@ -16,9 +16,9 @@ from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
+from fayd.agent.features import all_skills
 from fayd.agent.ports import CareDays, CareRules, Readings
 from fayd.agent.prefs import Preferences
-from fayd.agent.skills import all_skills
 from fayd.agent.understand.intents import IntentClassifier, load_examples
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router

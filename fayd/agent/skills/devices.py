@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from fayd.agent.clock.times import Ambiguous, Impossible, When
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.slots import GESTURES
-from fayd.agent.understand.times import Ambiguous, Impossible, When
 from fayd.protocol import Action
 
 STEP = 20  # volume or brightness, per "louder"/"brighter"

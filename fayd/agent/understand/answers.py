@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from fayd.agent.understand.emergency import EmergencyDetector
-from fayd.agent.understand.passed import said_passed
-from fayd.agent.understand.symptoms import symptom as detect_symptom
+from fayd.agent.care.emergency import EmergencyDetector
+from fayd.agent.care.passed import said_passed
+from fayd.agent.care.symptoms import symptom as detect_symptom
 from fayd.agent.understand.text import normalize
 
 #: Longer than this, the words are telling something else, not answering.

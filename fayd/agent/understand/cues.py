@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from fayd.agent.understand import care_rule, everyday
+from fayd.agent.care import rule_words as care_rule
+from fayd.agent.reminders import everyday
 from fayd.agent.understand.declared import CUE_ORDER, with_mood
 from fayd.agent.understand.phrases import FAMILY, FAMILY_ZH
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
@@ -263,7 +264,7 @@ CUES["care.day"] = [
     r"(tablets|pills|medicine|medication|meds|insulin)\b",
     rf"{FAMILY_ZH}(今天)?(吃药了(吗|没有|没)|药吃了(吗|没有|没))",
 ]
-#: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.understand.care_rule).
+#: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.care.rule_words).
 CUES["care.rule"] = care_rule.CUES
 ORDER = CUE_ORDER
 _COMPILED = {intent: [re.compile(p) for p in CUES[intent]] for intent in ORDER}

@@ -1,7 +1,7 @@
 """The router: what a question is, decided in code before any LLM call, in a fixed order —
 emergency, stop, the answer to a question a skill asked, qa.csv, the declarations' sentence
 templates, what the model cannot know (the gate), cue phrases, feeling
-unwell (fayd.agent.understand.symptoms), small talk (written answers), intents by nearest
+unwell (fayd.agent.care.symptoms), small talk (written answers), intents by nearest
 example, chit-chat (docs/understanding.md). Every decision keeps its score and the runner-up,
 for ``fayd say --explain`` and the stored turn."""
 
@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from fayd.agent.care.emergency import EmergencyDetector
+from fayd.agent.care.symptoms import Symptom, SymptomsByMeaning, better, symptom
+from fayd.agent.honest.gate import gate, gate_first
+from fayd.agent.smalltalk.kinds import SmallTalkByMeaning, small_talk
 from fayd.agent.understand.cues import cue, fits_mood
 from fayd.agent.understand.declared import Templates, with_mood
-from fayd.agent.understand.emergency import EmergencyDetector
-from fayd.agent.understand.gate import gate, gate_first
 from fayd.agent.understand.intents import Guess, IntentClassifier
 from fayd.agent.understand.qa import QaTable
 from fayd.agent.understand.slots import Pending, extract_slots
-from fayd.agent.understand.smalltalk import SmallTalkByMeaning, small_talk
-from fayd.agent.understand.symptoms import Symptom, SymptomsByMeaning, better, symptom
 from fayd.agent.understand.text import language, normalize
 from fayd.embedding import EmbedderLike
 from fayd.memory.mentioned import mentions
@@ -159,7 +159,7 @@ class Router:
 
 
 def _symptom(felt: Symptom, question: str, lang: str) -> Decision:
-    """Feeling unwell, said without an emergency (fayd.agent.understand.symptoms)."""
+    """Feeling unwell, said without an emergency (fayd.agent.care.symptoms)."""
     slots = {"symptom": felt.kind, "words": felt.words, "said": question, "tell": felt.tell}
     if felt.where:
         slots["where"] = felt.where

@@ -1,5 +1,5 @@
 """Slots, parsed in code for each intent (docs/understanding.md): times and durations
-(fayd.agent.understand.times), gestures, volume and brightness, facts to remember, quiet
+(fayd.agent.clock.times), gestures, volume and brightness, facts to remember, quiet
 hours. A slot the sentence leaves ambiguous becomes a :class:`Pending` question whose answer,
 in the user's next turn, completes it."""
 
@@ -12,10 +12,8 @@ from typing import Any
 
 import cn2an
 
-from fayd.agent.understand import everyday
-from fayd.agent.understand.care_rule import care_rule_slots
-from fayd.agent.understand.phrases import FAMILY_ZH
-from fayd.agent.understand.times import (
+from fayd.agent.care.rule_words import care_rule_slots
+from fayd.agent.clock.times import (
     Ambiguous,
     Rule,
     When,
@@ -25,6 +23,8 @@ from fayd.agent.understand.times import (
     slot_json,
     time_spans,
 )
+from fayd.agent.reminders import everyday
+from fayd.agent.understand.phrases import FAMILY_ZH
 
 #: A question a skill asked stays open this long.
 PENDING_S = 120.0

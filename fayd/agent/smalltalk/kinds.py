@@ -1,6 +1,6 @@
 """Small talk that must not be left to a 135M model: what people say most to a companion —
 greetings, "how are you", feeling lonely or low, a loss, aches, memories, family, food,
-thanks, goodnight — recognised here and answered warmly from fayd/agent/skills/smalltalk.py
+thanks, goodnight — recognised here and answered warmly from fayd/agent/smalltalk/answers.py
 (a handful of written answers each, taken in turn). A model told "my husband passed away"
 asked "how's your husband doing?"; one told "I had porridge" said "Oh no, I'm sorry". The
 rest of chit-chat still goes to the model, under its guardrails.
@@ -9,7 +9,7 @@ First by patterns (:func:`small_talk`), checked on the normalized text, in ORDER
 feelings, feelings before memories. A feeling said with "not" ("I'm not lonely") is no
 feeling; small talk with a request in it ("I'm bored, can you put the radio on") is left
 to the rest of fayd: the request matters more than a kind word. Then, for what the router
-would otherwise leave to the model, by the nearest example sentence of smalltalk.toml
+would otherwise leave to the model, by the nearest example sentence of kinds.toml
 (:class:`SmallTalkByMeaning`: English by meaning, Chinese by characters), when it is close
 and clearly closer than any other kind and than the "none" examples.
 """
@@ -436,7 +436,7 @@ def _said(pattern: re.Pattern[str], text: str, topic: str) -> re.Match[str] | No
     return None if negated or others else found
 
 
-EXAMPLES = Path(__file__).with_name("smalltalk.toml")
+EXAMPLES = Path(__file__).with_name("kinds.toml")
 #: The nearest example must be this close, and this much closer than another kind's best.
 #: Chosen on benchmarks/data/smalltalk_holdout*.jsonl (grief's false catch costs most).
 MIN_SCORE = {"en": 0.62, "zh": 0.45}

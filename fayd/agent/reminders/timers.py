@@ -9,11 +9,11 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from fayd.agent.recall.skill import recall
+from fayd.agent.reminders.said import in_chinese
+from fayd.agent.reminders.skill import cancel_any, refusal
 from fayd.agent.skills import words
-from fayd.agent.skills.memory import recall
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.skills.reminder_words import in_chinese
-from fayd.agent.skills.reminders import cancel_any, refusal
 from fayd.errors import FaydError
 from fayd.reminders import BadReminder
 

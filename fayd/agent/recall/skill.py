@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from fayd.agent.skills import recall_facts, words
+from fayd.agent.recall import facts as recall_facts
+from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand import answers
 from fayd.agent.understand.slots import ME

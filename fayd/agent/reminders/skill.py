@@ -10,10 +10,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from fayd.agent.skills import words
-from fayd.agent.skills.care import people_meant
-from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.skills.reminder_words import (
+from fayd.agent.care.skill import people_meant
+from fayd.agent.clock.times import Rule, When
+from fayd.agent.reminders.said import (
     describe,
     every_said,
     in_chinese,
@@ -22,7 +21,8 @@ from fayd.agent.skills.reminder_words import (
     today_line,
     when_said,
 )
-from fayd.agent.understand.times import Rule, When
+from fayd.agent.skills import words
+from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.errors import FaydError
 from fayd.reminders import BadReminder, ReminderBook
 from fayd.reminders.book import content_words

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fayd.agent.understand.passed import without_passed
+from fayd.agent.care.passed import without_passed
 from fayd.embedding import EmbedderLike
 
 # What is said in an emergency, by kind. Matched on normalize()d text (lower case).
@@ -106,7 +106,7 @@ _EN = {
         r"\bi('m| am) (in (terrible|real|big|serious) trouble|badly hurt|hurt badly|really hurt)\b",
         r"\bhelp,? i('m| am) (hurt|in pain|scared|frightened|dying|stuck)\b",
         # "A funny turn", "come over all funny", dizzy: feeling unwell, said without an
-        # emergency (fayd.agent.understand.symptoms); faint and a bad turn stay here.
+        # emergency (fayd.agent.care.symptoms); faint and a bad turn stay here.
         r"\b(had|having) a (bad|nasty) turn\b",
         r"\b(come|came|gone|went) (over )?(all )?(faint)\b",
         r"\b(i|he|she) (don't|doesn't|do not) feel right\b.{0,40}\b(frightened|scared|help|someone|ambulance)\b",
@@ -291,7 +291,7 @@ class EmergencyDetector:
         if _REMOTE.search(text):
             return None  # "I fell last winter", "remind me about my fall": not now
         # A trouble said to be over ("my chest pain has gone") is no emergency; the rest of
-        # the sentence still counts (fayd.agent.understand.passed).
+        # the sentence still counts (fayd.agent.care.passed).
         rest = without_passed(text)
         for pattern in self._safe:
             rest = pattern.sub(" ", rest)

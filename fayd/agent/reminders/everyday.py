@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from fayd.agent.understand.times import parse_duration, time_spans
+from fayd.agent.clock.times import parse_duration, time_spans
 
 # What may come before the request in its clause: "can you", "please", "Fay,", "oh, and"…
 _OPENER = (

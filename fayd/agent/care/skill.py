@@ -12,10 +12,10 @@ import secrets
 from datetime import date, time
 from typing import Any
 
+from fayd.agent.care.after_emergency import expect_answer
 from fayd.agent.ports import CareDays
 from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
-from fayd.agent.skills.after_emergency import expect_answer
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.phrases import ELDER, ELDER_CALLED
 from fayd.protocol import Action, Alert

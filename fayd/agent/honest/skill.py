@@ -1,4 +1,4 @@
-"""Questions the model cannot know the answer to (fayd/agent/understand/gate.py), answered
+"""Questions the model cannot know the answer to (fayd/agent/honest/gate.py), answered
 from fayd's records or declined honestly with a next step — never a number, a dose or a
 fact that is not in the records:
 
@@ -15,13 +15,13 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from fayd.agent.care.skill import people_meant
+from fayd.agent.clock.times import WEEKDAYS
 from fayd.agent.expect import yes_no
 from fayd.agent.ports import Reading
+from fayd.agent.recall.skill import recall
 from fayd.agent.skills import words
-from fayd.agent.skills.care import people_meant
-from fayd.agent.skills.memory import recall
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.times import WEEKDAYS
 
 #: What each reading is called, and what takes one (EN, ZH).
 KINDS = {

@@ -14,7 +14,7 @@ tablets": those are small talk or facts, other stages):
 
 Readings and advice come before a cue that would take them wrongly ("what's my temperature"
 is no weather question); a request ("remind me to take two tablets") is the cues' and never
-the gate's. The skills that answer are in fayd/agent/skills/honest.py."""
+the gate's. The skills that answer are in fayd/agent/honest/skill.py."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fayd.agent.clock.times import WEEKDAYS
 from fayd.agent.understand.phrases import FAMILY_ZH
-from fayd.agent.understand.times import WEEKDAYS
 
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
 _CLAUSE = r"(?:^|[,.;:!?]\s*|\b(?:so|but|and|then|or|now|well|oh|um|er)\s+)"

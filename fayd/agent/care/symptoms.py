@@ -5,7 +5,7 @@ dizzy and I've fallen" is a fall) and before small talk, so "my knee is killing 
 offer of help and a care record, not only a kind word (docs/understanding.md).
 
 First by patterns (:func:`symptom`), per clause, on the person's own words: a clause that
-says the trouble has passed (fayd.agent.understand.passed), "not" before the words ("I'm
+says the trouble has passed (fayd.agent.care.passed), "not" before the words ("I'm
 not dizzy"), someone else's trouble ("my granddaughter has a headache"), a question to fayd
 and a figure of speech ("dizzy with excitement", "a pain in the neck") are none. Then, for
 what the patterns missed, by the nearest example of symptoms.toml (English by MiniLM,
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from fayd.agent.care.passed import clauses, said_passed, without_passed
+from fayd.agent.smalltalk.kinds import _REQUEST
 from fayd.agent.understand.intents import IntentClassifier
-from fayd.agent.understand.passed import clauses, said_passed, without_passed
-from fayd.agent.understand.smalltalk import _REQUEST
 from fayd.agent.understand.text import normalize
 from fayd.embedding import EmbedderLike
 

@@ -60,7 +60,7 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 from typing import Any
 
-from fayd.agent.understand import times_zh as zh
+from fayd.agent.clock import times_zh as zh
 from fayd.reminders.rules import Rule  # a recurring time is the reminders' own rule
 
 __all__ = [

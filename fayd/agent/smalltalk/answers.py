@@ -1,4 +1,4 @@
-"""Warm, short answers to the small talk fayd.agent.understand.smalltalk recognises, in
+"""Warm, short answers to the small talk fayd.agent.smalltalk.kinds recognises, in
 English and Chinese: each kind, and an opening for the person to go on. Several per kind,
 taken in turn per user, so the same words do not come back every time. Written, not
 generated: a loss, loneliness or an ache must never get a careless answer."""

@@ -1,5 +1,5 @@
 """ "Tell me if Mum hasn't moved by 10": a care rule said by a caregiver (docs/care.md, "Rules
-in words"). What the words filled (fayd.agent.understand.care_rule) is resolved against the
+in words"). What the words filled (fayd.agent.care.rule_words) is resolved against the
 household through the CareRules port — the person, the room's sensor, the speaker being a
 caregiver, and the rule's own checks — then read back in plain words with the absolute time,
 and kept only on "yes" (checked again as it is stored). What the words left out is said, not
@@ -13,10 +13,10 @@ from datetime import time
 from typing import Any
 
 from fayd import logwords
+from fayd.agent.care.skill import people_meant
 from fayd.agent.expect import yes_no
 from fayd.agent.ports import RuleDraft
 from fayd.agent.skills import words
-from fayd.agent.skills.care import people_meant
 from fayd.agent.skills.registry import Context, Outcome, Skill
 from fayd.agent.understand.text import normalize
 from fayd.errors import FaydError
