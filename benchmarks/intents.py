@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from fayd.agent.understand.intents import IntentClassifier, load_examples
+from fayd.agent.clock.pending import slots_json
+from fayd.agent.language.intents import IntentClassifier, load_examples
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
-from fayd.agent.understand.slots import slots_json
 from fayd.embedding import Embedder
 from fayd.models import resolve
 

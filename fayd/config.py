@@ -199,7 +199,7 @@ class AgentConfig:
     #: A qa.csv in Fay's format (phrases → fixed answer and/or skill:NAME); empty = the one
     #: fayd ships (docs/understanding.md).
     qa_csv: str = ""
-    #: More example phrases for the intents (the form of fayd/agent/understand/intents.toml).
+    #: More example phrases for the intents (the form of fayd/agent/language/intents.toml).
     intents: str = ""
 
 

@@ -190,7 +190,7 @@ def embedder():
 def router(embedder):
     """The real router (issue 12): the shipped qa.csv and intents, the MiniLM embedder."""
     from fayd.agent.features import all_skills
-    from fayd.agent.understand.intents import IntentClassifier, load_examples
+    from fayd.agent.language.intents import IntentClassifier, load_examples
     from fayd.agent.understand.qa import DEFAULT_QA, QaTable
     from fayd.agent.understand.router import Router
 

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from fayd.agent.care.rules import keep_or_not
+from fayd.agent.clock.pending import slots_json
+from fayd.agent.language.text import language, normalize
 from fayd.agent.understand.cues import cue
-from fayd.agent.understand.slots import extract_slots, slots_json
-from fayd.agent.understand.text import language, normalize
+from fayd.agent.understand.slots import extract_slots
 from fayd.care import admin
 from fayd.service.care_rules import RulesInWords, room_device
 from fayd.testing.care import Clock, Household, at, engine

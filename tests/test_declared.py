@@ -1,4 +1,4 @@
-"""The intents' declarations (fayd/agent/understand/intents.toml) are what the router, the
+"""The intents' declarations (fayd/agent/language/intents.toml) are what the router, the
 skills and the docs use: every declared skill exists, every cue has its declaration, the
 docs' table is made from them; and an intent declared with sentence templates (info.radio)
 is found, its slot read and answered honestly, in English and Chinese, without the model."""
@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from fayd.agent.features import all_skills
-from fayd.agent.understand import cues, declared
-from fayd.agent.understand.declared import DECLARED, SKILL_OF, table
+from fayd.agent.language import declared
+from fayd.agent.language.declared import DECLARED, SKILL_OF, table
+from fayd.agent.understand import cues
 from fayd.errors import ConfigError
 
 from .test_honest import Home
@@ -29,7 +30,7 @@ def test_every_declared_skill_exists_and_every_cue_is_declared() -> None:
 
 def test_the_docs_table_of_intents_is_the_declarations() -> None:
     docs = (ROOT / "docs" / "understanding.md").read_text(encoding="utf-8")
-    assert table() in docs, "docs/understanding.md: paste fayd.agent.understand.declared.table()"
+    assert table() in docs, "docs/understanding.md: paste fayd.agent.language.declared.table()"
 
 
 def test_a_declaration_that_contradicts_itself_is_refused() -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.understand.slots import extract_slots, slots_json
+from fayd.agent.clock.pending import slots_json
+from fayd.agent.understand.slots import extract_slots
 from fayd.store import Store
 
 from .test_skills import House

@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from fayd.agent.expect import AskYesNo, Expectations, yes_no
+from fayd.agent.care.answers import yes_no
+from fayd.agent.expect import AskYesNo, Expectations
 
 
 @pytest.mark.parametrize(
@@ -45,7 +46,7 @@ class Spoken:
 
 async def test_ask_gets_the_next_turns_answer_or_none() -> None:
     expectations, spoken = Expectations(), Spoken()
-    port = AskYesNo(spoken, expectations)
+    port = AskYesNo(spoken, expectations, yes_no)
     asking = asyncio.create_task(port.ask("ann", "Did you eat lunch?", timeout_s=5))
     await asyncio.sleep(0)
     assert spoken.said == [("ann", "Did you eat lunch?", "question")]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.agent.understand.declared import DECLARED, KNOWN
+from fayd.agent.language.declared import DECLARED, KNOWN
 
 ROOT = Path(__file__).parents[1]
 DATA = ROOT / "benchmarks" / "data" / "intents_eval.jsonl"

@@ -225,3 +225,47 @@ def test_the_daemon_never_imports_test_support() -> None:
         if t.startswith("fayd.testing")
     ]
     assert not wrong, "\n".join(sorted(wrong))
+
+
+#: Inside the agent (docs/architecture.md, "Who owns what"): the words every part reads at
+#: the bottom, the features in the middle, the router that picks one above them. A folder
+#: imports its own rank or a lower one. The features' own order (care below reminders…) is
+#: left to test_no_module_cycles and the rule that no two folders import each other.
+AGENT_FOLDERS = {
+    "language": 0,
+    "clock": 1,
+    "skills": 2,
+    "smalltalk": 3,
+    "care": 3,
+    "recall": 3,
+    "reminders": 3,
+    "honest": 3,
+    "understand": 4,
+}
+
+
+def test_inside_the_agent_words_then_features_then_the_router() -> None:
+    wrong = []
+    folders: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        parts = name.split(".")
+        own = parts[2] if name.startswith("fayd.agent.") and len(parts) > 3 else None
+        for target in targets:
+            tparts = target.split(".")
+            theirs = tparts[2] if target.startswith("fayd.agent.") and len(tparts) > 3 else None
+            if own in AGENT_FOLDERS and theirs in AGENT_FOLDERS and own != theirs:
+                folders.setdefault(own, set()).add(theirs)
+                if AGENT_FOLDERS[theirs] > AGENT_FOLDERS[own]:
+                    wrong.append(f"{name} imports {target}")
+            if own == "language" and target.startswith("fayd.agent.") and theirs != "language":
+                wrong.append(f"{name} imports {target}: language/ imports nothing of the agent")
+    wrong += [
+        f"{a} ↔ {b}" for a, to in folders.items() for b in to if a < b and a in folders.get(b, ())
+    ]
+    assert folders, "no agent folders found: the test reads the wrong tree"
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_every_agent_folder_has_a_rank() -> None:
+    found = {p.parent.name for p in (PACKAGE / "agent").glob("*/*.py")}
+    assert found == set(AGENT_FOLDERS)

@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 
 from fayd.agent.care.after_emergency import reply
+from fayd.agent.care.answers import hurt, since_alarm, wellbeing, yes_no
 from fayd.agent.care.wellbeing import _tell_family
-from fayd.agent.expect import hurt, wellbeing, yes_no
 from fayd.agent.features import all_skills
 from fayd.agent.prefs import Preferences
-from fayd.agent.understand.answers import since_alarm
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.devices.actions import DeviceActions

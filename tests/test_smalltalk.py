@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from fayd.agent.language.text import normalize
 from fayd.agent.smalltalk.answers import REMEMBERED, SAY
 from fayd.agent.smalltalk.kinds import ORDER, small_talk
 from fayd.agent.smalltalk.told import FOLLOWED
-from fayd.agent.understand.text import normalize
 from fayd.store import Store
 from tests.test_skills import House
 

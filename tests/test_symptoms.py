@@ -19,9 +19,9 @@ from fayd.agent.care.emergency import EmergencyDetector
 from fayd.agent.care.passed import without_passed
 from fayd.agent.care.symptoms import better, symptom
 from fayd.agent.features import all_skills
+from fayd.agent.language.text import normalize
 from fayd.agent.prefs import Preferences
 from fayd.agent.understand.router import SYMPTOM, Router
-from fayd.agent.understand.text import normalize
 from fayd.agent.understanding import Understanding
 from fayd.care import records as rec
 from fayd.care.digest import compose

@@ -11,10 +11,10 @@ import pytest
 
 from fayd.agent.care.emergency import EmergencyDetector
 from fayd.agent.features import all_skills
-from fayd.agent.understand.intents import load_examples
+from fayd.agent.language.intents import load_examples
+from fayd.agent.language.text import language, normalize
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
-from fayd.agent.understand.text import language, normalize
 from fayd.errors import ConfigError
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
@@ -236,7 +236,7 @@ def test_what_the_person_did_is_asked_of_memory_never_the_model(router: Router, 
 
 
 def test_sentences_are_joined_as_their_language_writes() -> None:
-    from fayd.agent.understand.text import join_sentences
+    from fayd.agent.language.text import join_sentences
 
     assert join_sentences(["你好！", "今天过得怎么样？"]) == "你好！今天过得怎么样？"
     assert join_sentences(["Hello!", "How are you?"]) == "Hello! How are you?"

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from fayd.agent.care.answers import yes_no
 from fayd.agent.dialogue import Dialogue
-from fayd.agent.expect import Expectations, yes_no
+from fayd.agent.expect import Expectations
 from fayd.agent.ports import Devices
 from fayd.agent.prefs import Preferences
 from fayd.beat import Pulse

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from fayd.agent import claims, guard
+from fayd.agent.language.text import language
 from fayd.agent.turn import MAX_HOLD_S, Turn
-from fayd.agent.understand.text import language
 from fayd.agent.unfounded import not_sure
 from fayd.config import AgentConfig, LlmConfig
 from fayd.errors import FaydError, StoreError

@@ -13,12 +13,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-# The readers of fayd's own questions' answers, in code (re-exported: the askers import
-# them from here): yes / no / later, fine / not fine, hurt / not hurt after a fall.
-from fayd.agent.understand.answers import hurt, wellbeing, yes_no
-
-__all__ = ["AskYesNo", "Expectations", "Expected", "YesNo", "hurt", "wellbeing", "yes_no"]
-
 #: An expected answer stays open this long unless the asker says otherwise.
 TTL_S = 600.0
 
@@ -113,13 +107,14 @@ _YES_NO_REPLY = {"yes": "Good.", "no": "All right.", "later": "All right, later 
 
 class AskYesNo:
     """:class:`YesNo` on an announcer (says the question) and the expectations (hear the
-    answer in the user's next turn). ``timeout_s`` is real time."""
+    answer in the user's next turn). ``read``: the answer in the user's words, or None
+    (``fayd.agent.care.answers.yes_no``); ``timeout_s`` is real time."""
 
     def __init__(
         self,
         say: Say,
         expectations: Expectations,
-        read: Callable[[str], str | None] = yes_no,
+        read: Callable[[str], str | None],
         reply: Callable[[str], str] | None = None,
         own_device: bool = False,
     ) -> None:

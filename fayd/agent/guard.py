@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from fayd.agent.claims import claims
-from fayd.agent.understand.text import language
+from fayd.agent.language.text import language
 from fayd.agent.unfounded import unfounded
 from fayd.llm.text import word_count
 from fayd.memory import hygiene

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fayd.agent.understand.text import join_sentences
+from fayd.agent.language.text import join_sentences
 
 #: The longest the model waits for a held turn (a safety net: the holder always releases).
 MAX_HOLD_S = 2.0

@@ -11,17 +11,18 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from fayd.agent.care.skill import told_day
+from fayd.agent.clock.pending import Pending
 from fayd.agent.clock.times import Ambiguous, Impossible
 from fayd.agent.expect import Expectations
+from fayd.agent.language.declared import OWN, SKILL_OF
+from fayd.agent.language.text import language, normalize
 from fayd.agent.ports import CLI, CareDays, CareRules, Devices, Readings, Wellbeing
 from fayd.agent.prefs import Preferences
 from fayd.agent.skills import Context, Outcome, SkillError, Skills
 from fayd.agent.smalltalk.told import Listening
 from fayd.agent.understand.cues import named_day
-from fayd.agent.understand.declared import OWN, SKILL_OF
 from fayd.agent.understand.router import Decision, Router
-from fayd.agent.understand.slots import Pending, pending_for
-from fayd.agent.understand.text import language, normalize
+from fayd.agent.understand.slots import pending_for
 from fayd.logwords import words
 from fayd.memory import Memory
 from fayd.reminders import ReminderBook

@@ -12,8 +12,8 @@ import asyncio
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Protocol
 
+from fayd.agent.care import answers
 from fayd.agent.expect import Expectations
-from fayd.agent.understand import answers
 from fayd.care.digest import MedicationRecord, Outcome
 from fayd.care.ports import Unasked
 from fayd.reminders import queue

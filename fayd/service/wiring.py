@@ -14,12 +14,13 @@ from typing import Any
 
 from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
+from fayd.agent.care.answers import yes_no
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
 from fayd.agent.features import all_skills
+from fayd.agent.language.intents import IntentClassifier, load_examples
 from fayd.agent.ports import CareDays, CareRules, Readings
 from fayd.agent.prefs import Preferences
-from fayd.agent.understand.intents import IntentClassifier, load_examples
 from fayd.agent.understand.qa import DEFAULT_QA, QaTable
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
@@ -152,7 +153,7 @@ class Reminding:
     @property
     def yes_no(self) -> AskYesNo:
         """The YesNo port (fayd.agent.expect) for the care engine's check-ins."""
-        return AskYesNo(self.speaker, self.expectations)
+        return AskYesNo(self.speaker, self.expectations, yes_no)
 
     def status(self) -> dict[str, Any]:
         return {**self.scheduler.status(), **self.speaker.status()}

@@ -1,9 +1,9 @@
 """After an emergency the person's next words are read in code, never by the model, and
 answered in written words that say only what is true of the alert. After a fall the question
-is "Are you hurt anywhere?" (fayd.agent.understand.answers.hurt); after any other emergency
+is "Are you hurt anywhere?" (fayd.agent.care.answers.hurt); after any other emergency
 what they say next, once the router found nothing else in it ("it was only crumbs", 好点了,
 "I don't know, it came on all of a sudden"), is read as better, worse or told
-(fayd.agent.understand.answers.since_alarm).
+(fayd.agent.care.answers.since_alarm).
 
 The person cannot call the alarm off: it stays with the household and, when a care rule
 watches their calls for help, with their caregivers (fayd.care), whatever they answer. So
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fayd.agent.care.answers import hurt, since_alarm
+from fayd.agent.language.text import language
 from fayd.agent.skills.registry import Context, Outcome
-from fayd.agent.understand.answers import hurt, since_alarm
-from fayd.agent.understand.text import language
 
 #: The answer is awaited this long (the emergency's moment; later words are a new turn).
 ANSWER_TTL_S = 600.0

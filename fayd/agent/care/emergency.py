@@ -286,7 +286,7 @@ class EmergencyDetector:
             self._harmless = embedder.embed(_HARMLESS)
 
     def detect(self, text: str, vector: np.ndarray | None = None) -> Emergency | None:
-        """``text`` normalized (fayd.agent.understand.text.normalize); ``vector`` its
+        """``text`` normalized (fayd.agent.language.text.normalize); ``vector`` its
         embedding, when the caller has it."""
         if _REMOTE.search(text):
             return None  # "I fell last winter", "remind me about my fall": not now

@@ -15,7 +15,7 @@ from datetime import datetime, time
 from typing import Any
 
 from fayd.agent.clock.times import Ambiguous, When, parse_when
-from fayd.agent.understand.phrases import FAMILY, FAMILY_ZH
+from fayd.agent.language.phrases import FAMILY, FAMILY_ZH
 
 ROOMS = (
     r"(kitchen|living room|lounge|sitting room|front room|bedroom|bathroom|hall|hallway|"

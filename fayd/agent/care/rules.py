@@ -13,12 +13,12 @@ from datetime import time
 from typing import Any
 
 from fayd import logwords
+from fayd.agent.care.answers import yes_no
 from fayd.agent.care.skill import people_meant
-from fayd.agent.expect import yes_no
+from fayd.agent.language.text import normalize
 from fayd.agent.ports import RuleDraft
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.text import normalize
 from fayd.errors import FaydError
 
 log = logging.getLogger(__name__)

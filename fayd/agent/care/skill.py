@@ -13,11 +13,11 @@ from datetime import date, time
 from typing import Any
 
 from fayd.agent.care.after_emergency import expect_answer
+from fayd.agent.language.phrases import ELDER, ELDER_CALLED
 from fayd.agent.ports import CareDays
 from fayd.agent.prefs import QuietHours
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.phrases import ELDER, ELDER_CALLED
 from fayd.protocol import Action, Alert
 
 #: Said at once, before any model runs (English, Chinese); the alert goes out first. What is

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from fayd.agent.care.passed import clauses, said_passed, without_passed
+from fayd.agent.language.intents import IntentClassifier
+from fayd.agent.language.text import normalize
 from fayd.agent.smalltalk.kinds import _REQUEST
-from fayd.agent.understand.intents import IntentClassifier
-from fayd.agent.understand.text import normalize
 from fayd.embedding import EmbedderLike
 
 #: The kinds, in the order they are tried (the more particular first).

@@ -12,10 +12,9 @@ import logging
 import re
 from typing import Any
 
+from fayd.agent.care.answers import eased, wellbeing, yes_no
 from fayd.agent.care.symptoms import KINDS, asks_cause
-from fayd.agent.expect import wellbeing, yes_no
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.answers import eased
 
 log = logging.getLogger(__name__)
 

@@ -1,2 +1,3 @@
-"""The clock: time expressions in English and Chinese (``times``, ``times_zh``) that
-reminders, timers and care rules share, and the time, the date and days-until (``skill``)."""
+"""Time expressions in what people say, English and Chinese (``times``, ``times_zh``),
+shared by reminders, timers, care rules and the clock skill, and the question asked when
+one is ambiguous (``pending``)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayd.agent.clock.times import WEEKDAYS
-from fayd.agent.understand.phrases import FAMILY_ZH
+from fayd.agent.language.phrases import FAMILY_ZH
 
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
 _CLAUSE = r"(?:^|[,.;:!?]\s*|\b(?:so|but|and|then|or|now|well|oh|um|er)\s+)"

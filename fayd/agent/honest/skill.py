@@ -15,9 +15,9 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from fayd.agent.care.answers import yes_no
 from fayd.agent.care.skill import people_meant
 from fayd.agent.clock.times import WEEKDAYS
-from fayd.agent.expect import yes_no
 from fayd.agent.ports import Reading
 from fayd.agent.recall.skill import recall
 from fayd.agent.skills import words

@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from fayd.agent.care import answers
 from fayd.agent.recall import facts as recall_facts
 from fayd.agent.skills import words
-from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand import answers
-from fayd.agent.understand.slots import ME
+from fayd.agent.skills.registry import ME, Context, Outcome, Skill
 from fayd.memory import Facts, Memory, mentioned
 from fayd.memory.provenance import HUMAN
 

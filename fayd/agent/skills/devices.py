@@ -11,8 +11,31 @@ from typing import Any
 from fayd.agent.clock.times import Ambiguous, Impossible, When
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.slots import GESTURES
 from fayd.protocol import Action
+
+# gesture: (the robot's behavior (firmware/fayd_fw/motions.json), English words, Chinese words)
+GESTURES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    # Faces and moods first: "look like you're thinking" is thinking, not looking.
+    "surprise": ("surprise", ("surprised", "surprise", "amazed", "shocked"), ("吃惊", "惊讶")),
+    "sad": ("sad", ("sad", "unhappy", "glum"), ("难过", "伤心")),
+    "think": ("think", ("thinking", "think", "ponder"), ("想一想", "思考", "想想")),
+    "celebrate": ("celebrate", ("celebrate", "celebration", "party"), ("庆祝",)),
+    "wave": ("wave", ("wave", "waving", "give me a wave"), ("挥手", "招手", "挥挥手", "招招手")),
+    "nod": ("nod", ("nod",), ("点头", "点点头")),
+    "shake_head": ("shake_head", ("shake your head", "shake head", "shake"), ("摇头", "摇摇头")),
+    "look": (
+        "listen",
+        ("look at me", "look", "face me", "turn to me"),
+        ("看着我", "看我", "转过来"),
+    ),
+    "dance": ("celebrate", ("dance", "dancing", "boogie", "jig"), ("跳舞", "跳个舞", "跳支舞")),
+    "bow": ("bow", ("bow",), ("鞠躬", "鞠个躬")),
+    "cheer": ("cheer", ("cheer", "hooray", "hurray"), ("欢呼", "加油")),
+    "jump": ("jump", ("jump",), ("跳一下", "跳起来", "跳一跳")),
+    "laugh": ("laugh", ("laugh",), ("笑一个", "笑一笑", "哈哈")),
+    "comfort": ("comfort", ("comfort", "give me a hug", "hug"), ("安慰", "抱抱")),
+}
+
 
 STEP = 20  # volume or brightness, per "louder"/"brighter"
 DEFAULT_SLEEP_S = 3600

@@ -11,14 +11,17 @@ from typing import Any
 
 import jsonschema
 
+from fayd.agent.clock.pending import Pending, slots_json
 from fayd.agent.expect import Expectations
 from fayd.agent.ports import CareDays, CareRules, Devices, Readings, Wellbeing
 from fayd.agent.prefs import Preferences
-from fayd.agent.understand.slots import Pending, slots_json
 from fayd.errors import FaydError
 from fayd.memory import Memory
 from fayd.protocol import Action
 from fayd.reminders import ReminderBook
+
+#: A slot's value that means the person speaking ("my name is…", "remind me").
+ME = "me"
 
 
 class SkillError(FaydError):

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fayd.agent.skills import words
-from fayd.agent.skills.registry import Context, Outcome, Skill
-from fayd.agent.understand.slots import ME
+from fayd.agent.skills.registry import ME, Context, Outcome, Skill
 from fayd.memory import Facts
 
 SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

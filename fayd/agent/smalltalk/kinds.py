@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from fayd.agent.understand.intents import IntentClassifier
-from fayd.agent.understand.text import normalize
+from fayd.agent.language.intents import IntentClassifier
+from fayd.agent.language.text import normalize
 from fayd.embedding import EmbedderLike
 
 _RELATIVE = (

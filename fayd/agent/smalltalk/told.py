@@ -5,8 +5,8 @@ loved his garden") gets a written answer that listens, not the small model's (wh
 from __future__ import annotations
 
 import re
-
-from fayd.agent.understand.router import Decision
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 #: After these topics, the next words are listened to (for at most TOLD_TURNS turns, each
 #: within TOLD_WINDOW_S seconds of the last).
@@ -25,6 +25,17 @@ _ASKING = re.compile(
 )
 
 
+class Routed(Protocol):
+    """What the router decided, as far as listening needs it (``understand.router.Decision``)."""
+
+    @property
+    def intent(self) -> str: ...
+    @property
+    def via(self) -> str: ...
+    @property
+    def slots(self) -> Mapping[str, Any]: ...
+
+
 class Listening:
     """Per user and device: a loss or a low mood just told, whose next words are listened to."""
 
@@ -32,7 +43,7 @@ class Listening:
         self._open: dict[tuple[str, str], tuple[str, str | None, float, int]] = {}
 
     def follow_up(
-        self, key: tuple[str, str], decision: Decision, question: str, now: float
+        self, key: tuple[str, str], decision: Routed, question: str, now: float
     ) -> dict[str, str] | None:
         """The small-talk slots for this turn, when it is the person telling more; else None.
         ``decision``: the router's, for this turn; ``now``: time.monotonic()."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 
 from fayd.agent.care import rule_words as care_rule
+from fayd.agent.language.declared import CUE_ORDER, with_mood
+from fayd.agent.language.phrases import FAMILY, FAMILY_ZH
+from fayd.agent.language.text import language
 from fayd.agent.reminders import everyday
-from fayd.agent.understand.declared import CUE_ORDER, with_mood
-from fayd.agent.understand.phrases import FAMILY, FAMILY_ZH
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
-from fayd.agent.understand.text import language
 
 #: A request's opening: "can you", "please", "Fay," … at the start of a sentence or clause.
 _ASKING_FOR = r"(^|[,.;!?] |\b(and|so|but) )((can|could|would|will) you |please |fay,? |oh,? |go on,? |just )*"

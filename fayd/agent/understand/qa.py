@@ -17,7 +17,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from fayd.agent.understand.text import normalize
+from fayd.agent.language.text import normalize
 from fayd.errors import ConfigError
 
 DEFAULT_QA = Path(__file__).with_name("qa.csv")

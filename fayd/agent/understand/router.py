@@ -15,14 +15,15 @@ from typing import Any
 
 from fayd.agent.care.emergency import EmergencyDetector
 from fayd.agent.care.symptoms import Symptom, SymptomsByMeaning, better, symptom
+from fayd.agent.clock.pending import Pending
 from fayd.agent.honest.gate import gate, gate_first
+from fayd.agent.language.declared import Templates, with_mood
+from fayd.agent.language.intents import Guess, IntentClassifier
+from fayd.agent.language.text import language, normalize
 from fayd.agent.smalltalk.kinds import SmallTalkByMeaning, small_talk
 from fayd.agent.understand.cues import cue, fits_mood
-from fayd.agent.understand.declared import Templates, with_mood
-from fayd.agent.understand.intents import Guess, IntentClassifier
 from fayd.agent.understand.qa import QaTable
-from fayd.agent.understand.slots import Pending, extract_slots
-from fayd.agent.understand.text import language, normalize
+from fayd.agent.understand.slots import extract_slots
 from fayd.embedding import EmbedderLike
 from fayd.memory.mentioned import mentions
 

@@ -6,51 +6,26 @@ in the user's next turn, completes it."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import cn2an
 
 from fayd.agent.care.rule_words import care_rule_slots
+from fayd.agent.clock.pending import Pending
 from fayd.agent.clock.times import (
     Ambiguous,
     Rule,
     When,
-    answer_ambiguous,
     parse_duration,
     parse_when,
-    slot_json,
     time_spans,
 )
+from fayd.agent.language.phrases import FAMILY_ZH
 from fayd.agent.reminders import everyday
-from fayd.agent.understand.phrases import FAMILY_ZH
+from fayd.agent.skills.devices import GESTURES
+from fayd.agent.skills.registry import ME
 
-#: A question a skill asked stays open this long.
-PENDING_S = 120.0
-
-# gesture: (the robot's behavior (firmware/fayd_fw/motions.json), English words, Chinese words)
-GESTURES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    # Faces and moods first: "look like you're thinking" is thinking, not looking.
-    "surprise": ("surprise", ("surprised", "surprise", "amazed", "shocked"), ("吃惊", "惊讶")),
-    "sad": ("sad", ("sad", "unhappy", "glum"), ("难过", "伤心")),
-    "think": ("think", ("thinking", "think", "ponder"), ("想一想", "思考", "想想")),
-    "celebrate": ("celebrate", ("celebrate", "celebration", "party"), ("庆祝",)),
-    "wave": ("wave", ("wave", "waving", "give me a wave"), ("挥手", "招手", "挥挥手", "招招手")),
-    "nod": ("nod", ("nod",), ("点头", "点点头")),
-    "shake_head": ("shake_head", ("shake your head", "shake head", "shake"), ("摇头", "摇摇头")),
-    "look": (
-        "listen",
-        ("look at me", "look", "face me", "turn to me"),
-        ("看着我", "看我", "转过来"),
-    ),
-    "dance": ("celebrate", ("dance", "dancing", "boogie", "jig"), ("跳舞", "跳个舞", "跳支舞")),
-    "bow": ("bow", ("bow",), ("鞠躬", "鞠个躬")),
-    "cheer": ("cheer", ("cheer", "hooray", "hurray"), ("欢呼", "加油")),
-    "jump": ("jump", ("jump",), ("跳一下", "跳起来", "跳一跳")),
-    "laugh": ("laugh", ("laugh",), ("笑一个", "笑一笑", "哈哈")),
-    "comfort": ("comfort", ("comfort", "give me a hug", "hug"), ("安慰", "抱抱")),
-}
 # 招个手, 点个头, 鞠一躬, 摇个头: a measure word may stand between verb and object.
 _ZH_GESTURES = [
     ("wave", r"(挥|招).{0,2}手"),
@@ -151,30 +126,6 @@ _WORD_NUMBER = re.compile(
 _FULL = re.compile(r"\b(full|max|maximum|all the way( up)?|as (loud|bright) as)\b|最大|最亮|开满")
 _HALF = re.compile(r"\b(half|halfway)\b|一半")
 _LEAST = re.compile(r"\b(minimum|lowest)\b|最小|最低")
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A question a skill asked to fill one slot; the next turn may answer it."""
-
-    intent: str
-    slots: dict[str, Any]
-    key: str
-    ambiguous: Ambiguous
-    lang: str
-    asked_at: float
-    ttl_s: float = PENDING_S
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def expired(self, now: float) -> bool:
-        return now - self.asked_at > self.ttl_s
-
-    def complete(self, answer: str, now: datetime) -> dict[str, Any] | None:
-        """The slots with this one filled by ``answer``, or None (not an answer)."""
-        got = answer_ambiguous(self.ambiguous, answer, now, self.lang)
-        if not isinstance(got, When):
-            return None
-        return {**self.slots, self.key: got}
 
 
 def pending_for(intent: str, slots: dict[str, Any], lang: str, now: float) -> Pending | None:
@@ -424,7 +375,6 @@ def _timer(text: str, now: datetime, lang: str) -> dict[str, Any]:
 
 # my X's name is Y / my X is called Y / my X is Y / 我(的)X叫Y / 我X的生日是Y; the person's
 # own name is the subject "me" ("my name is Margaret", "我叫小红").
-ME = "me"
 #: How people say their own name (also the cue phrases of fayd.agent.understand.cues).
 INTRODUCTION = (
     r"^(?:(?:hello|hi|well|oh|so|and)[ ,]+)*(?:my name is|my name's|i'm called|i am called|"
@@ -635,20 +585,3 @@ _EXTRACTORS = {
     "care.day": _day_of,
     "care.rule": care_rule_slots,
 }
-
-
-def slots_json(slots: dict[str, Any]) -> dict[str, Any]:
-    """Slots in the evaluation data's form (docs/understanding.md)."""
-    out: dict[str, Any] = {}
-    for key, value in slots.items():
-        if isinstance(value, time):
-            out[key] = value.strftime("%H:%M")
-        elif isinstance(value, datetime):
-            out[key] = value.strftime("%Y-%m-%dT%H:%M")
-        elif isinstance(value, date):
-            out[key] = value.isoformat()
-        elif isinstance(value, When | Rule | Ambiguous) or hasattr(value, "seconds"):
-            out[key] = slot_json(value)
-        else:
-            out[key] = value
-    return out

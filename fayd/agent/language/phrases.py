@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from fayd.agent.understand.text import language
+from fayd.agent.language.text import language
 
 LISTS_FILE = Path(__file__).with_name("lists.toml")
 LISTS: dict[str, Any] = tomllib.loads(LISTS_FILE.read_text(encoding="utf-8"))

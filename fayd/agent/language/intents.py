@@ -1,5 +1,5 @@
 """Intents by nearest example: every example phrase of the declarations (``intents.toml``,
-fayd.agent.understand.declared) and of the user's own file (``agent.intents``) is embedded
+fayd.agent.language.declared) and of the user's own file (``agent.intents``) is embedded
 once at start with the MiniLM model memory already
 loaded; a question goes to the intent of its nearest example when that is close enough and
 clearly closer than the best example of any other intent (a margin over the runner-up).
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fayd.agent.understand.declared import DECLARED, KNOWN
-from fayd.agent.understand.text import language, normalize
+from fayd.agent.language.declared import DECLARED, KNOWN
+from fayd.agent.language.text import language, normalize
 from fayd.embedding import EmbedderLike
 from fayd.errors import ConfigError
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from hassil import Intents, recognize
 
-from fayd.agent.understand.phrases import LISTS
+from fayd.agent.language.phrases import LISTS
 from fayd.errors import ConfigError
 
 BUILTIN = Path(__file__).with_name("intents.toml")

@@ -17,7 +17,7 @@ from functools import cache
 from fayd.agent.care.emergency import EmergencyDetector
 from fayd.agent.care.passed import said_passed
 from fayd.agent.care.symptoms import symptom as detect_symptom
-from fayd.agent.understand.text import normalize
+from fayd.agent.language.text import normalize
 
 #: Longer than this, the words are telling something else, not answering.
 MAX_WORDS = 16
