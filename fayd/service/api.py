@@ -11,7 +11,8 @@ import contextlib
 import json
 import math
 import socket
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
 from typing import Any, Protocol
 
 import uvicorn
@@ -161,158 +162,159 @@ def _who(user: Any, device: Any) -> str | None:
     return None
 
 
+#: A POST route's handler: the daemon, the request and its body, already a JSON object.
+Posted = Callable[[Control, Request, dict[str, Any]], Awaitable[JSONResponse]]
+
+
 def build_app(control: Control) -> Starlette:
-    async def get_status(request: Request) -> JSONResponse:
-        try:
-            lag_since = float(request.query_params.get("lag_since", 0))
-        except ValueError:
-            return _error("lag_since must be a Unix time", 400)
-        return JSONResponse(await control.status(lag_since))
-
-    async def post_say(request: Request) -> JSONResponse:
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        text = body.get("text")
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
-            return _error(
-                f"'text' must be a non-empty string of at most {MAX_TEXT} characters", 400
-            )
-        user, device = body.get("user"), body.get("device")
-        if bad := _who(user, device):
-            return _error(bad, 400)
-        try:
-            done = await control.say(text.strip(), user, device)
-        except LookupError as exc:
-            return _error(str(exc), 404)
-        return JSONResponse({**done, **_model_failure(done)})
-
-    async def post_ota(request: Request) -> JSONResponse:
-        """``fayd devices ota``: {"version": V, "files": [{"path", "data" (base64), "sha256"
-        (optional: as hashed when read; the device checks what it stored against it)}],
-        "signature": the manifest's HMAC with the device's key (fayd.auth.device_keys)}.
-        Answers when the device runs V (or why not); that includes its reboot."""
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        version, items, signature = body.get("version"), body.get("files"), body.get("signature")
-        if not isinstance(version, str) or not 0 < len(version) <= 32:
-            return _error("'version' must be 1-32 characters", 400)
-        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-            return _error("'files' must be a list of objects", 400)
-        if not isinstance(signature, str):
-            return _error("'signature' is missing: updates are signed by fayd devices ota", 403)
-        if bad := _who(None, request.path_params["device"]):
-            return _error(bad, 400)
-        try:
-            files = [
-                OtaFile(
-                    str(i.get("path", "")),
-                    base64.b64decode(str(i.get("data", "")), validate=True),
-                    str(i.get("sha256") or ""),
-                )
-                for i in items
-            ]
-            return JSONResponse(
-                await control.ota_push(request.path_params["device"], version, files, signature)
-            )
-        except binascii.Error:
-            return _error("each file's 'data' must be base64", 400)
-        except LookupError as exc:
-            return _error(str(exc), 404)
-        except OtaError as exc:
-            return _error(str(exc), exc.status)
-
-    async def post_reset(request: Request) -> JSONResponse:
-        """``fayd chat --reset``: a new conversation (long-term memory stays)."""
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        user, device = body.get("user"), body.get("device")
-        if bad := _who(user, device):
-            return _error(bad, 400)
-        return JSONResponse(await control.start_over(user, device))
-
-    async def post_reload_devices(request: Request) -> JSONResponse:
-        """After ``fayd devices add/remove``: the broker's accounts are written again and
-        reloaded, so a removed device is disconnected at once."""
-        try:
-            return JSONResponse(await control.reload_devices())
-        except FaydError as exc:  # the broker did not reload: say so, the CLI prints it
-            return _error(str(exc), 503)
-
-    async def post_release_serial(request: Request) -> JSONResponse:
-        """``fayd devices add NAME --port P``: {"port": P, "seconds": S} closes P and leaves
-        it alone for S seconds (0: take it back now), so mpremote can open the board."""
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        port, seconds = body.get("port"), body.get("seconds")
-        if not isinstance(port, str) or not port.startswith("/"):
-            return _error("'port' must be a device path such as /dev/ttyUSB0", 400)
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-            return _error("'seconds' must be a number of seconds, 0 or more", 400)
-        return JSONResponse(await control.release_serial(port, float(seconds)))
-
-    async def post_settings(request: Request) -> JSONResponse:
-        """After ``fayd devices set``: {"wait_s": S} applies the stored settings now and
-        waits up to S seconds (0-60) for the device's ack (fayd.devices.settings_acks)."""
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        wait_s = body.get("wait_s", 5)
-        if isinstance(wait_s, bool) or not isinstance(wait_s, int | float) or not 0 <= wait_s <= 60:
-            return _error("'wait_s' must be a number of seconds, 0-60", 400)
-        device = request.path_params["device"]
-        if bad := _who(None, device):
-            return _error(bad, 400)
-        return JSONResponse(await control.confirm_settings(device, float(wait_s)))
-
-    async def post_backup(request: Request) -> JSONResponse:
-        """``fayd backup``: a verified backup now; answers with its path (fayd.store.backup)."""
-        if control.backups is None:
-            return _error("fayd is still starting: try again when fayd status says ready", 503)
-        try:
-            return JSONResponse(await control.backups.backup_now())
-        except (FaydError, OSError) as exc:  # no space, a read error: the CLI prints it
-            return _error(f"the backup failed: {exc}", 500)
-
-    async def post_care(request: Request) -> JSONResponse:
-        """``fayd care …``: {"op"'s arguments}; op is rules.list|add|remove|test,
-        caregivers.list|add|remove|test, alerts.list|ack, digest.show|send (fayd.care.admin)."""
-        try:
-            body = await _json_object(request)
-        except ValueError as exc:
-            return _error(str(exc), 400)
-        op = request.path_params["op"]
-        if op in RULE_OPS and (bad := rule_shape_problem(body)):
-            return _error(bad, 400)
-        try:
-            return JSONResponse(await control.care(op, body))
-        except CareError as exc:
-            return _error(str(exc), 400)
-        except LookupError as exc:
-            return _error(str(exc), 404)
+    def post(path: str, handler: Posted) -> Route:
+        return Route(path, partial(_posted, handler, control), methods=["POST"])
 
     return Starlette(
         routes=[
-            Route("/api/care/{op}", post_care, methods=["POST"]),
-            Route("/api/status", get_status, methods=["GET"]),
-            Route("/api/say", post_say, methods=["POST"]),
-            Route("/api/reset", post_reset, methods=["POST"]),
-            Route("/api/devices/{device}/ota", post_ota, methods=["POST"]),
-            Route("/api/devices/reload", post_reload_devices, methods=["POST"]),
-            Route("/api/devices/{device}/settings", post_settings, methods=["POST"]),
-            Route("/api/serial/release", post_release_serial, methods=["POST"]),
-            Route("/api/backup", post_backup, methods=["POST"]),
+            post("/api/care/{op}", post_care),
+            Route("/api/status", partial(get_status, control), methods=["GET"]),
+            post("/api/say", post_say),
+            post("/api/reset", post_reset),
+            post("/api/devices/{device}/ota", post_ota),
+            Route("/api/devices/reload", partial(post_reload_devices, control), methods=["POST"]),
+            post("/api/devices/{device}/settings", post_settings),
+            post("/api/serial/release", post_release_serial),
+            Route("/api/backup", partial(post_backup, control), methods=["POST"]),
             *reminder_routes(control, _json_object),
         ]
     )
+
+
+async def _posted(handler: Posted, control: Control, request: Request) -> JSONResponse:
+    """Every POST with a body: a JSON object (else 400 saying why), then its handler."""
+    try:
+        body = await _json_object(request)
+    except ValueError as exc:
+        return _error(str(exc), 400)
+    return await handler(control, request, body)
+
+
+async def get_status(control: Control, request: Request) -> JSONResponse:
+    try:
+        lag_since = float(request.query_params.get("lag_since", 0))
+    except ValueError:
+        return _error("lag_since must be a Unix time", 400)
+    return JSONResponse(await control.status(lag_since))
+
+
+async def post_say(control: Control, request: Request, body: dict[str, Any]) -> JSONResponse:
+    text = body.get("text")
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+        return _error(f"'text' must be a non-empty string of at most {MAX_TEXT} characters", 400)
+    user, device = body.get("user"), body.get("device")
+    if bad := _who(user, device):
+        return _error(bad, 400)
+    try:
+        done = await control.say(text.strip(), user, device)
+    except LookupError as exc:
+        return _error(str(exc), 404)
+    return JSONResponse({**done, **_model_failure(done)})
+
+
+async def post_ota(control: Control, request: Request, body: dict[str, Any]) -> JSONResponse:
+    """``fayd devices ota``: {"version": V, "files": [{"path", "data" (base64), "sha256"
+    (optional: as hashed when read; the device checks what it stored against it)}],
+    "signature": the manifest's HMAC with the device's key (fayd.auth.device_keys)}.
+    Answers when the device runs V (or why not); that includes its reboot."""
+    version, items, signature = body.get("version"), body.get("files"), body.get("signature")
+    if not isinstance(version, str) or not 0 < len(version) <= 32:
+        return _error("'version' must be 1-32 characters", 400)
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        return _error("'files' must be a list of objects", 400)
+    if not isinstance(signature, str):
+        return _error("'signature' is missing: updates are signed by fayd devices ota", 403)
+    if bad := _who(None, request.path_params["device"]):
+        return _error(bad, 400)
+    try:
+        files = [
+            OtaFile(
+                str(i.get("path", "")),
+                base64.b64decode(str(i.get("data", "")), validate=True),
+                str(i.get("sha256") or ""),
+            )
+            for i in items
+        ]
+        return JSONResponse(
+            await control.ota_push(request.path_params["device"], version, files, signature)
+        )
+    except binascii.Error:
+        return _error("each file's 'data' must be base64", 400)
+    except LookupError as exc:
+        return _error(str(exc), 404)
+    except OtaError as exc:
+        return _error(str(exc), exc.status)
+
+
+async def post_reset(control: Control, request: Request, body: dict[str, Any]) -> JSONResponse:
+    """``fayd chat --reset``: a new conversation (long-term memory stays)."""
+    user, device = body.get("user"), body.get("device")
+    if bad := _who(user, device):
+        return _error(bad, 400)
+    return JSONResponse(await control.start_over(user, device))
+
+
+async def post_reload_devices(control: Control, request: Request) -> JSONResponse:
+    """After ``fayd devices add/remove``: the broker's accounts are written again and
+    reloaded, so a removed device is disconnected at once."""
+    try:
+        return JSONResponse(await control.reload_devices())
+    except FaydError as exc:  # the broker did not reload: say so, the CLI prints it
+        return _error(str(exc), 503)
+
+
+async def post_release_serial(
+    control: Control, request: Request, body: dict[str, Any]
+) -> JSONResponse:
+    """``fayd devices add NAME --port P``: {"port": P, "seconds": S} closes P and leaves
+    it alone for S seconds (0: take it back now), so mpremote can open the board."""
+    port, seconds = body.get("port"), body.get("seconds")
+    if not isinstance(port, str) or not port.startswith("/"):
+        return _error("'port' must be a device path such as /dev/ttyUSB0", 400)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+        return _error("'seconds' must be a number of seconds, 0 or more", 400)
+    return JSONResponse(await control.release_serial(port, float(seconds)))
+
+
+async def post_settings(control: Control, request: Request, body: dict[str, Any]) -> JSONResponse:
+    """After ``fayd devices set``: {"wait_s": S} applies the stored settings now and
+    waits up to S seconds (0-60) for the device's ack (fayd.devices.settings_acks)."""
+    wait_s = body.get("wait_s", 5)
+    if isinstance(wait_s, bool) or not isinstance(wait_s, int | float) or not 0 <= wait_s <= 60:
+        return _error("'wait_s' must be a number of seconds, 0-60", 400)
+    device = request.path_params["device"]
+    if bad := _who(None, device):
+        return _error(bad, 400)
+    return JSONResponse(await control.confirm_settings(device, float(wait_s)))
+
+
+async def post_backup(control: Control, request: Request) -> JSONResponse:
+    """``fayd backup``: a verified backup now; answers with its path (fayd.store.backup)."""
+    if control.backups is None:
+        return _error("fayd is still starting: try again when fayd status says ready", 503)
+    try:
+        return JSONResponse(await control.backups.backup_now())
+    except (FaydError, OSError) as exc:  # no space, a read error: the CLI prints it
+        return _error(f"the backup failed: {exc}", 500)
+
+
+async def post_care(control: Control, request: Request, body: dict[str, Any]) -> JSONResponse:
+    """``fayd care …``: {"op"'s arguments}; op is rules.list|add|remove|test,
+    caregivers.list|add|remove|test, alerts.list|ack, digest.show|send (fayd.care.admin)."""
+    op = request.path_params["op"]
+    if op in RULE_OPS and (bad := rule_shape_problem(body)):
+        return _error(bad, 400)
+    try:
+        return JSONResponse(await control.care(op, body))
+    except CareError as exc:
+        return _error(str(exc), 400)
+    except LookupError as exc:
+        return _error(str(exc), 404)
 
 
 class ApiServer:

@@ -279,14 +279,7 @@ def build(
     """``announce``: an alert retained on MQTT; ``conclude``: its retained message cleared
     and its end told; ``speech``: the care check-ins' ports (by default the reminders'
     speaker and the user's next words: fayd.service.checkins)."""
-    memory = None
-    if engines.embedder is not None:
-        memory = Memory(
-            store,
-            engines.embedder,
-            ImportanceScorer(engines.llm),
-            MemoryConfig(default_user=cfg.agent.default_user),
-        )
+    memory = _memory(cfg, store, engines)
     registry = DeviceRegistry(store, sender, cfg.agent.default_user)
     alerts = HouseholdAlerts(registry, sender, announce, conclude)
     registry.on_hello = alerts.said_hello
@@ -295,18 +288,7 @@ def build(
     # A moved test clock moves the open questions' lifetimes too (a day later, "yes" is no
     # answer to the morning's offer).
     expectations = Expectations(lambda: time.monotonic() + clock.offset_s)
-    care = CareEngine(
-        store, AppriseDeliver(), effects, household_zone(cfg), lambda: clock.now().timestamp()
-    )
-    care.owners, alerts.household = registry, lambda: care.household
-    care.refuse = lambda device, why: sender.send(device, Error("not-allowed", why))
-    clock.on_move(care.wake)
-    digest = DailyDigest(
-        care,
-        parse_times(cfg.care.digest_time, cfg.care.digest_times),
-        medication=MedicationFromCheckIns(store, household_zone(cfg)),
-    )
-    care.digest = digest
+    care, digest = _care(cfg, store, sender, registry, alerts, effects, clock)
 
     def call_for_help(alert: Alert) -> bool:  # the emergency skill's: published, cared for
         alerts.publish(alert)
@@ -314,55 +296,17 @@ def build(
         return care.will_tell(alert.user or cfg.agent.default_user)
 
     devices = DeviceActions(registry, sender, call_for_help)
-    chat = Chat(
-        engines.llm,
-        store,
-        cfg.agent,
-        cfg.llm,
-        memory,
-        cfg.state_dir / "playbooks",
-        lambda: clock.now().timestamp(),
-    )
     book = ReminderBook(store, clock, zone_name(cfg))
-    dialogue = Dialogue(
-        chat,
-        engines.for_agent(),
-        sender,
-        devices,
-        load_rules(cfg.agent.action_rules or None),
-        cfg.agent.default_user,
-        understanding(
-            cfg,
-            store,
-            engines,
-            devices,
-            memory,
-            clock,
-            book,
-            expectations,
-            digest,
-            RulesInWords(care),
-        ),
+    dialogue = _dialogue(
+        cfg, store, engines, sender, devices, memory, clock, book, expectations, digest, care
     )
-    rem = cfg.reminders
-    speaker = Speaker(
-        dialogue,
-        devices,
-        Preferences(store),
-        book,
-        expectations,
-        memory,
-        AnnounceSettings(rem.alarm_repeat_s, rem.alarm_max_s, rem.checkin_after_min * 60),
-    )
-    checks = CheckSettings(rem.checkin_after_min * 60.0, rem.checkin_tries)
-    scheduler = Scheduler(store, clock, speaker.deliver, checks)
-    book.wake = scheduler.wake
-    reminding = Reminding(clock, book, scheduler, speaker, expectations)
+    reminding = _reminding(cfg, store, dialogue, devices, memory, book, expectations, clock)
     if speech == (None, None):  # the care check-ins speak through the reminders' speaker
-        effects.announcer, effects.asker = speaker, CareCheckIns(speaker, expectations)
+        effects.announcer = reminding.speaker
+        effects.asker = CareCheckIns(reminding.speaker, expectations)
     care.understand = checkin_meaning  # "right as rain" is fine; "no, I've fallen" no answer
     # A care line waiting to be said: is its alert still open (docs/reminders.md)?
-    speaker.truths["care"] = lambda about: store.run(care.book.still_true, about)
+    reminding.speaker.truths["care"] = lambda about: store.run(care.book.still_true, about)
     microphones = Microphones(engines.for_devices(), cfg.speech, dialogue)
     registry.on_settings = microphones.settings_changed
     event_memory = EventMemory(store, memory, cfg.agent.default_user) if memory else None
@@ -393,3 +337,99 @@ def build(
         reminding,
         digest,
     )
+
+
+def _memory(cfg: Config, store: Store, engines: Engines) -> Memory | None:
+    """Long-term memory, when an embedder loaded (without one, fayd runs without it)."""
+    if engines.embedder is None:
+        return None
+    return Memory(
+        store,
+        engines.embedder,
+        ImportanceScorer(engines.llm),
+        MemoryConfig(default_user=cfg.agent.default_user),
+    )
+
+
+def _care(
+    cfg: Config,
+    store: Store,
+    sender: Sender,
+    registry: DeviceRegistry,
+    alerts: HouseholdAlerts,
+    effects: Effects,
+    clock: SystemClock,
+) -> tuple[CareEngine, DailyDigest]:
+    """The care engine, told whose each device is, and its daily digest."""
+    care = CareEngine(
+        store, AppriseDeliver(), effects, household_zone(cfg), lambda: clock.now().timestamp()
+    )
+    care.owners, alerts.household = registry, lambda: care.household
+    care.refuse = lambda device, why: sender.send(device, Error("not-allowed", why))
+    clock.on_move(care.wake)
+    digest = DailyDigest(
+        care,
+        parse_times(cfg.care.digest_time, cfg.care.digest_times),
+        medication=MedicationFromCheckIns(store, household_zone(cfg)),
+    )
+    care.digest = digest
+    return care, digest
+
+
+def _dialogue(
+    cfg: Config,
+    store: Store,
+    engines: Engines,
+    sender: Sender,
+    devices: DeviceActions,
+    memory: Memory | None,
+    clock: SystemClock,
+    book: ReminderBook,
+    expectations: Expectations,
+    digest: DailyDigest,
+    care: CareEngine,
+) -> Dialogue:
+    """The agent: the model's chat and the understanding (router and skills) before it."""
+    chat = Chat(
+        engines.llm,
+        store,
+        cfg.agent,
+        cfg.llm,
+        memory,
+        cfg.state_dir / "playbooks",
+        lambda: clock.now().timestamp(),
+    )
+    understood = understanding(
+        cfg, store, engines, devices, memory, clock, book, expectations, digest, RulesInWords(care)
+    )
+    rules = load_rules(cfg.agent.action_rules or None)
+    return Dialogue(
+        chat, engines.for_agent(), sender, devices, rules, cfg.agent.default_user, understood
+    )
+
+
+def _reminding(
+    cfg: Config,
+    store: Store,
+    dialogue: Dialogue,
+    devices: DeviceActions,
+    memory: Memory | None,
+    book: ReminderBook,
+    expectations: Expectations,
+    clock: SystemClock,
+) -> Reminding:
+    """What fayd says first: the speaker (reminders, alarms, check-ins) and its scheduler."""
+    rem = cfg.reminders
+    speaker = Speaker(
+        dialogue,
+        devices,
+        Preferences(store),
+        book,
+        expectations,
+        memory,
+        AnnounceSettings(rem.alarm_repeat_s, rem.alarm_max_s, rem.checkin_after_min * 60),
+    )
+    checks = CheckSettings(rem.checkin_after_min * 60.0, rem.checkin_tries)
+    scheduler = Scheduler(store, clock, speaker.deliver, checks)
+    book.wake = scheduler.wake
+    return Reminding(clock, book, scheduler, speaker, expectations)
