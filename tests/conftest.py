@@ -17,9 +17,15 @@ import pytest
 
 from fayd.models import resolve
 from fayd.speech.audio import pcm16_to_float, resample
+from fayd.testing import harness
 from fayd.testing.care import Posts
 from fayd.testing.firmware import FIRMWARE_LIB, FirmwareProcess, micropython
 from fayd.testing.harness import DaemonProcess, free_port
+
+# Test daemons share the rebuildable files a start makes (fayd.testing.harness.CACHED):
+# only the first of a run pays the ~5 s for them. Tests of those files pass
+# shared_cache=False.
+harness.SHARE_CACHE = True
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
 needs_mosquitto = pytest.mark.skipif(

@@ -4,8 +4,10 @@ the harness of the end-to-end tests and the benchmarks."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,11 +31,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class DaemonProcess:
-    """``fayd run`` in a subprocess, on its embedded defaults in a temporary folder."""
+#: What a start makes in the state's ``cache/`` and a later start reuses: the examples'
+#: vectors, the model's read prompt, the models' digests (5 of a fresh start's 10 s here).
+#: Each file says what it was made from and is made again when that differs, so the test
+#: daemons of a run share them: each fresh one is given the latest, and leaves its own.
+CACHED = ("example-vectors.npz", "llm-prefix.bin", "model-digests.json")
+SHARED_CACHE = Path(tempfile.gettempdir()) / f"fayd-test-cache-{os.getuid()}"
+#: The tests' conftest turns this on; benchmarks that time a start leave it off.
+SHARE_CACHE = False
 
-    def __init__(self, state: Path, env: dict[str, str] | None = None) -> None:
+
+def _copy_newer(source: Path, target: Path) -> None:
+    """``source`` over ``target`` when newer, atomically; a full disk or a race: not copied."""
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        if target.exists() and target.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, part)
+        os.replace(part, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
+
+
+class DaemonProcess:
+    """``fayd run`` in a subprocess, on its embedded defaults in a temporary folder.
+    ``shared_cache``: start with the rebuildable files other test daemons made (above;
+    None: ``SHARE_CACHE``)."""
+
+    def __init__(
+        self, state: Path, env: dict[str, str] | None = None, shared_cache: bool | None = None
+    ) -> None:
         self.state = state
+        self.shared_cache = SHARE_CACHE if shared_cache is None else shared_cache
         self.env = {
             **os.environ,
             "FAYD_PATHS_STATE_DIR": str(state),
@@ -49,6 +80,10 @@ class DaemonProcess:
         self.state.mkdir(parents=True, exist_ok=True)
         # One left by a daemon that was killed would pass for this one's.
         (self.state / "runtime.json").unlink(missing_ok=True)
+        if self.shared_cache:
+            for name in CACHED:
+                if (SHARED_CACHE / name).exists() and not (self.state / "cache" / name).exists():
+                    _copy_newer(SHARED_CACHE / name, self.state / "cache" / name)
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "fayd", "run"], env=self.env, stdout=log, stderr=log
@@ -122,6 +157,10 @@ class DaemonProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        if self.shared_cache:
+            for name in CACHED:
+                if (self.state / "cache" / name).exists():
+                    _copy_newer(self.state / "cache" / name, SHARED_CACHE / name)
         return self.proc.returncode
 
 
