@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from fayd.agent.language.phrases import MEDICINE, MONTHS, WEEKDAYS
+
 _ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen"
@@ -78,8 +80,8 @@ _OWN_LIFE = re.compile(
 #: Medicine brought up by the model ("You are too late, I have already taken a pill today"):
 #: small talk never talks of it unless the person did.
 _MEDICINE = re.compile(
-    r"\b(?:pills?|tablets?|medicines?|medication|meds|doses?|capsules?|prescriptions?|insulin|"
-    r"inhaler|painkillers?|paracetamol|aspirin|ibuprofen)\b|药",
+    rf"\b(?:{MEDICINE}|doses?|prescriptions?|inhaler|painkillers?|paracetamol|aspirin|"
+    r"ibuprofen)\b|药",
     re.I,
 )
 #: A time of day ("12:07pm", "at 3 o'clock", "8am"): said only as the grounds say it (each
@@ -87,11 +89,7 @@ _MEDICINE = re.compile(
 _CLOCK_TIME = re.compile(
     r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\b\.?|o'clock\b)", re.I
 )
-_MONTHS = (
-    "january february march april may june july august september october november december".split()
-)
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_CALENDAR = [m.title() for m in _MONTHS if m != "may"] + [d.title() for d in _WEEKDAYS]
+_CALENDAR = [m.title() for m in MONTHS if m != "may"] + [d.title() for d in WEEKDAYS]
 _DATE = re.compile(
     rf"\b(?:{'|'.join(_CALENDAR)})\b"
     r"|\b\d{1,2}(?:st|nd|rd|th)\b|\bMay\s+\d|\d{1,2}\s+May\b"
@@ -186,7 +184,7 @@ def names(piece: str) -> list[str]:
         if i == 0 or _SENTENCE_END.search(tokens[i - 1]) or not _NAME.match(word):
             continue
         word = word.removesuffix("'s")
-        if word.lower() in _COMMON_CAPITALS or word.lower() in _MONTHS + _WEEKDAYS:
+        if word.lower() in _COMMON_CAPITALS or word.lower() in MONTHS + WEEKDAYS:
             continue
         out.append(word)
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fayd.agent.care.passed import without_passed
+from fayd.agent.language.phrases import MEDICINE
 from fayd.embedding import EmbedderLike
 
 # What is said in an emergency, by kind. Matched on normalize()d text (lower case).
@@ -88,8 +89,8 @@ _EN = {
     ],
     "medicine": [
         r"\b(taken|took|swallowed|had) (too many|too much|double|a double dose|all) (of )?(my |the )?"
-        r"(pills?|tablets?|medicines?|medication|meds|insulin|capsules?)\b",
-        r"\b(taken|took) (my |the )?(pills?|tablets?|medicines?|medication|meds|insulin) twice\b",
+        rf"({MEDICINE})\b",
+        rf"\b(taken|took) (my |the )?({MEDICINE}) twice\b",
     ],
     "help": [
         r"\b(feel|feeling|i'm|i am) (really |very |so |terribly |all )?(faint|like (i'm|i am) "

@@ -61,6 +61,7 @@ from datetime import time as dtime
 from typing import Any
 
 from fayd.agent.clock import times_zh as zh
+from fayd.agent.language.phrases import WEEKDAYS
 from fayd.reminders.rules import Rule  # a recurring time is the reminders' own rule
 
 __all__ = [
@@ -134,7 +135,6 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WD = rf"(?:{'|'.join(WEEKDAYS)})"
 _AMPM = r"(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?|\s+o'?\s?clock)"
 _CLOCK = (

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fayd.agent.clock.times import WEEKDAYS
+from fayd.agent.language import phrases
 from fayd.agent.language.phrases import FAMILY_ZH
 
 #: A clause may open the question: "I forgot my tablets, should I take two now?".
@@ -52,7 +53,7 @@ READING_ZH = {
 _READING_ZH = "(?:" + "|".join(f"(?P<{k}>{v})" for k, v in READING_ZH.items()) + ")"
 #: Whose reading: mine, or a household member's ("mum's") — the skill checks who may hear it.
 _WHOSE = r"(?:my|me|(?P<who>[a-z]{2,20})'s)"
-_NOT_MEDICINE = r"(?! ?(?:tablets?|pills?|medicines?|medication|meds|capsules?|drugs?))"
+_NOT_MEDICINE = rf"(?! ?(?:{phrases.MEDICINE}|drugs?))"
 _WHEN = (
     r"(?: (?:last|latest|morning|evening|night|most recent|newest|today's|yesterday's|"
     r"last night's|this morning's))?"

@@ -20,6 +20,12 @@ def alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
+#: The days of the week and the months, lower case, Monday and January first.
+WEEKDAYS: tuple[str, ...] = tuple(LISTS["words"]["weekdays"])
+MONTHS: tuple[str, ...] = tuple(LISTS["words"]["months"])
+#: What people call what they take ("pills", "medication", "insulin"), for a pattern's group:
+#: ``rf"\b({MEDICINE})\b"``.
+MEDICINE = alternation(LISTS["words"]["medicine"])
 #: What a caregiver calls the person they look after ("mum") → the words for them.
 ELDER: dict[str, list[str]] = LISTS["words"]["elder"]
 #: Each of those words → what it means ("mummy" → "mum", 奶奶 → "grandma").

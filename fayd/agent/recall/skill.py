@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from fayd.agent.care import answers
+from fayd.agent.language.phrases import MONTHS, WEEKDAYS
 from fayd.agent.recall import facts as recall_facts
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import ME, Context, Outcome, Skill
@@ -249,10 +250,13 @@ def _not_a_name(word: str) -> bool:
     return bool(mentioned.canonical_role(lower)) or lower in _NOT_NAMES
 
 
-_NOT_NAMES = frozenset(
-    "goodness god lord word gosh days dear darling love tablets pills doctor gp "
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday christmas easter".split()
+_NOT_NAMES = (
+    frozenset(
+        "goodness god lord word gosh days dear darling love tablets pills doctor gp christmas "
+        "easter".split()
+    )
+    | set(MONTHS)
+    | set(WEEKDAYS)
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from fayd.agent.language.phrases import WEEKDAYS
 from fayd.agent.skills.registry import Context
 from fayd.reminders import Rule
 
@@ -52,7 +53,7 @@ def every_said(rule: Rule, lang: str) -> str:
 _DAY_NAMES = dict(
     zip(
         ("mon", "tue", "wed", "thu", "fri", "sat", "sun"),
-        ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+        (day.title() for day in WEEKDAYS),
         strict=True,
     )
 )

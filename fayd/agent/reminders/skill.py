@@ -12,6 +12,7 @@ from typing import Any
 
 from fayd.agent.care.skill import people_meant
 from fayd.agent.clock.times import Rule, When
+from fayd.agent.language.phrases import MEDICINE
 from fayd.agent.reminders.said import (
     describe,
     every_said,
@@ -28,10 +29,7 @@ from fayd.reminders import BadReminder, ReminderBook
 from fayd.reminders.book import content_words
 
 log = logging.getLogger(__name__)
-_MEDICATION = re.compile(
-    r"\b(pills?|tablets?|medicines?|medication|meds|insulin|inhaler|eye ?drops|capsules?|"
-    r"prescription|dose)\b|药"
-)
+_MEDICATION = re.compile(rf"\b({MEDICINE}|inhaler|eye ?drops|prescription|dose)\b|药")
 
 
 async def set_reminder(args: dict[str, Any], ctx: Context) -> Outcome:

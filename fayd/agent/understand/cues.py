@@ -13,7 +13,7 @@ import re
 
 from fayd.agent.care import rule_words as care_rule
 from fayd.agent.language.declared import CUE_ORDER, with_mood
-from fayd.agent.language.phrases import FAMILY, FAMILY_ZH
+from fayd.agent.language.phrases import FAMILY, FAMILY_ZH, MEDICINE
 from fayd.agent.language.text import language
 from fayd.agent.reminders import everyday
 from fayd.agent.understand.slots import INTRODUCTION, INTRODUCTION_ZH
@@ -261,7 +261,7 @@ CUES["care.day"] = [
     r"fall|fell|eaten|eat|slept|sleep|got up|get up|gone out|go out|up and about|moved|out)\b",
     # "Has Mum taken her tablets today?": her day says what the check-ins heard
     rf"\b(has|did|have)( my| our)? {FAMILY} (taken|take|had|have|remembered)( to take)? (her|his) "
-    r"(tablets|pills|medicine|medication|meds|insulin)\b",
+    rf"({MEDICINE})\b",
     rf"{FAMILY_ZH}(今天)?(吃药了(吗|没有|没)|药吃了(吗|没有|没))",
 ]
 #: "Tell me if Mum hasn't moved by 10": a caregiver's care rule (fayd.agent.care.rule_words).
