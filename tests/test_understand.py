@@ -38,6 +38,22 @@ def test_the_shipped_qa_csv_loads_and_matches() -> None:
 
 
 @pytest.mark.parametrize(
+    "said", ["Thank you, dear", "thank you love", "Fay, thank you", "thanks then", "Thank you!"]
+)
+def test_a_qa_phrase_said_with_a_word_of_address_is_still_the_phrase(said: str) -> None:
+    """The model answered "Thank you, dear" with "I'm glad of your comfort with Lily's name…"
+    because "dear" kept it from qa.csv's "thank you"."""
+    entry, score = QaTable.load(DEFAULT_QA, all_skills().names).match(normalize(said))
+    assert entry.answer == "You're very welcome." and score == 1.0
+
+
+@pytest.mark.parametrize("said", ["dear me", "oh dear", "love you", "fay"])
+def test_words_of_address_alone_or_meant_otherwise_are_not_taken_for_thanks(said: str) -> None:
+    found = QaTable.load(DEFAULT_QA, all_skills().names).match(normalize(said))
+    assert found is None or "welcome" not in found[0].answer
+
+
+@pytest.mark.parametrize(
     ("rows", "error"),
     [
         ("hello,hi there,rm -rf /\n", "fayd runs no shell commands"),

@@ -26,6 +26,8 @@ MONTHS: tuple[str, ...] = tuple(LISTS["words"]["months"])
 #: What people call what they take ("pills", "medication", "insulin"), for a pattern's group:
 #: ``rf"\b({MEDICINE})\b"``.
 MEDICINE = alternation(LISTS["words"]["medicine"])
+#: How people address fayd at either end of a sentence ("thank you, dear").
+ADDRESS: frozenset[str] = frozenset(LISTS["words"]["address"])
 #: What a caregiver calls the person they look after ("mum") → the words for them.
 ELDER: dict[str, list[str]] = LISTS["words"]["elder"]
 #: Each of those words → what it means ("mummy" → "mum", 奶奶 → "grandma").

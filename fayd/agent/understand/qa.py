@@ -17,6 +17,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from fayd.agent.language.phrases import ADDRESS
 from fayd.agent.language.text import normalize
 from fayd.errors import ConfigError
 
@@ -57,17 +58,34 @@ class QaTable:
         return cls(entries)
 
     def match(self, text: str) -> tuple[QaEntry, float] | None:
-        """The best row for ``text`` (normalized) and its score (1.0 exact), or None."""
-        found = self._exact.get(text)
-        if found is not None:
-            return found, 1.0
+        """The best row for ``text`` (normalized) and its score (1.0 exact), or None. A word
+        of address at either end ("thank you dear") need not be in the phrase."""
+        said = list(dict.fromkeys([text, unaddressed(text)]))
+        for each in said:
+            if (found := self._exact.get(each)) is not None:
+                return found, 1.0
         best: tuple[QaEntry, float] | None = None
         for phrase, entry in self._exact.items():
-            ratio = fuzz.ratio(text, phrase) if _same_ask(text, phrase) else 0.0
-            score = max(ratio, _contained(text, phrase))
-            if score >= FUZZY_MIN and (best is None or score / 100 > best[1]):
-                best = (entry, score / 100)
+            for each in said:
+                ratio = fuzz.ratio(each, phrase) if _same_ask(each, phrase) else 0.0
+                score = max(ratio, _contained(each, phrase))
+                if score >= FUZZY_MIN and (best is None or score / 100 > best[1]):
+                    best = (entry, score / 100)
         return best
+
+
+def unaddressed(text: str) -> str:
+    """``text`` (normalized) without the words of address at its ends ("fay, thank you,
+    love" → "thank you"); as it is when nothing else would be left ("dear")."""
+    words = text.split()
+    # At the start only as a call ("fay what's…", "love, what's…"): "dear me" is a phrase.
+    while len(words) > 1 and (words[0] == "fay" or words[0].endswith(",")):
+        if words[0].strip(",") not in ADDRESS:
+            break
+        words.pop(0)
+    while len(words) > 1 and words[-1].strip(",.!") in ADDRESS:
+        words.pop()
+    return " ".join(words).strip(" ,") or text
 
 
 #: Words a near match may not change: "how are you" is one letter from "who are you".
