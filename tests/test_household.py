@@ -17,7 +17,7 @@ from fayd.care.household import Household as Watchers
 from fayd.devices.owners import ClaimRefused, Ownership
 from fayd.devices.registry import DeviceRegistry
 from fayd.protocol import Ack, Alert, Error, Hello
-from fayd.service.wiring import HouseholdAlerts
+from fayd.service.household_alerts import HouseholdAlerts
 from fayd.store import devices_records
 from fayd.testing.care import Clock, Household, Posts, ScriptedAnswers, at, engine
 

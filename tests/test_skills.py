@@ -239,7 +239,7 @@ async def test_an_emergency_raises_an_alert_before_anything_is_said(house: House
         "kitchen-1",
     )
     assert alert.text == "I've fallen over and I can't get up"
-    # Handed to the household (fayd.service.wiring.HouseholdAlerts picks the devices:
+    # Handed to the household (fayd.service.household_alerts.HouseholdAlerts picks the devices:
     # tests/test_household.py), not sent to every device by the skill itself.
     for device in ("kitchen-1", "robo-1"):
         assert house.frames.of(device, Alert) == []
