@@ -71,7 +71,7 @@ WHAT = {
 }
 ALARM = (
     ' If you feel worse, say "help" and I\'ll raise the alarm.',
-    "要是更难受了，就说“救命”，我马上报警。",
+    "要是更难受了，就说“救命”，我马上帮你求助。",
 )
 #: How long the offer stays open for a yes or no.
 OFFER_S = 300.0
@@ -109,7 +109,7 @@ EASED = {
     "worse": (
         "I'm sorry it's getting worse. Sit down and keep still. If you need help, say"
         ' "help" and I\'ll raise the alarm.',
-        "越来越难受的话，先坐下别动。需要帮忙就说“救命”，我马上报警。",
+        "越来越难受的话，先坐下别动。需要帮忙就说“救命”，我马上帮你求助。",
     ),
 }
 

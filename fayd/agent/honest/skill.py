@@ -242,7 +242,7 @@ DECLINE = {
     "health": (
         "I can't judge that for you: your doctor or nurse can. If it's urgent, say \"help\""
         " and I'll raise the alarm.",
-        "这个我判断不了，要问医生或护士。如果情况紧急，就说“救命”，我马上报警。",
+        "这个我判断不了，要问医生或护士。如果情况紧急，就说“救命”，我马上帮你求助。",
     ),
 }
 OFFER = ("Shall I remind you to ask them?", "要我提醒你去问问吗？")

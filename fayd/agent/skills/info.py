@@ -44,7 +44,7 @@ CANNOT = {
     "call": (
         "I'm sorry, I can't make phone calls. If you need help, say \"help\" and I'll raise"
         " the alarm.",
-        "对不起，我不会打电话。如果需要帮助，就说“救命”，我马上报警。",
+        "对不起，我不会打电话。如果需要帮助，就说“救命”，我马上帮你求助。",
     ),
 }
 OTHER = (
