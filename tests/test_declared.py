@@ -5,6 +5,7 @@ is found, its slot read and answered honestly, in English and Chinese, without t
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -87,3 +88,16 @@ async def test_the_radio_is_answered_honestly_never_with_a_made_up_programme(hom
         await home.ask("收音机现在放什么节目")
         == "我没有连接互联网，查不到收音机的节目。报纸上的节目表会有。"
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_word_replies_tell_people_to_say_raises_the_alarm(lang: str) -> None:
+    """Replies end with 'say "help" and I'll raise the alarm' (SAY_HELP, written once): the
+    word they name must be one the emergency path hears, said on its own."""
+    from fayd.agent.care.emergency import EmergencyDetector
+    from fayd.agent.language.phrases import SAY_HELP
+    from fayd.agent.language.text import normalize
+
+    word = re.search(r"[\"“](.+?)[\"”]", SAY_HELP[lang]).group(1)
+    found = EmergencyDetector(None).detect(normalize(word))
+    assert found is not None and found.kind == "help", (word, found)

@@ -14,6 +14,7 @@ from typing import Any
 
 from fayd.agent.care.answers import eased, wellbeing, yes_no
 from fayd.agent.care.symptoms import KINDS, asks_cause
+from fayd.agent.language.phrases import SAY_HELP
 from fayd.agent.skills.registry import Context, Outcome, Skill
 
 log = logging.getLogger(__name__)
@@ -70,8 +71,8 @@ WHAT = {
     "unwell": "feeling unwell",
 }
 ALARM = (
-    ' If you feel worse, say "help" and I\'ll raise the alarm.',
-    "要是更难受了，就说“救命”，我马上帮你求助。",
+    " If you feel worse, " + SAY_HELP["en"],
+    "要是更难受了，" + SAY_HELP["zh"],
 )
 #: How long the offer stays open for a yes or no.
 OFFER_S = 300.0
@@ -107,9 +108,9 @@ BETTER = (
 EASED = {
     "better": BETTER,
     "worse": (
-        "I'm sorry it's getting worse. Sit down and keep still. If you need help, say"
-        ' "help" and I\'ll raise the alarm.',
-        "越来越难受的话，先坐下别动。需要帮忙就说“救命”，我马上帮你求助。",
+        "I'm sorry it's getting worse. Sit down and keep still. If you need help, "
+        + SAY_HELP["en"],
+        "越来越难受的话，先坐下别动。需要帮忙" + SAY_HELP["zh"],
     ),
 }
 

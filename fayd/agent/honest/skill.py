@@ -18,6 +18,7 @@ from typing import Any
 from fayd.agent.care.answers import yes_no
 from fayd.agent.care.skill import people_meant
 from fayd.agent.clock.times import WEEKDAYS
+from fayd.agent.language.phrases import SAY_HELP
 from fayd.agent.ports import Reading
 from fayd.agent.recall.skill import recall
 from fayd.agent.skills import words
@@ -240,9 +241,8 @@ DECLINE = {
         "用药的事我不能给建议：可以问问药剂师或医生。",
     ),
     "health": (
-        "I can't judge that for you: your doctor or nurse can. If it's urgent, say \"help\""
-        " and I'll raise the alarm.",
-        "这个我判断不了，要问医生或护士。如果情况紧急，就说“救命”，我马上帮你求助。",
+        "I can't judge that for you: your doctor or nurse can. If it's urgent, " + SAY_HELP["en"],
+        "这个我判断不了，要问医生或护士。如果情况紧急，" + SAY_HELP["zh"],
     ),
 }
 OFFER = ("Shall I remind you to ask them?", "要我提醒你去问问吗？")

@@ -35,3 +35,5 @@ ELDER_CALLED = {word: kin for kin, words in ELDER.items() for word in words}
 #: The English and the Chinese words as a regular expression's group.
 FAMILY = f"({alternation([w for w in ELDER_CALLED if language(w) == 'en'])})"
 FAMILY_ZH = f"({alternation([w for w in ELDER_CALLED if language(w) == 'zh'])})"
+#: "say "help" and I'll raise the alarm." per language: how to raise the alarm, ending a reply.
+SAY_HELP: dict[str, str] = LISTS["words"]["say_help"]

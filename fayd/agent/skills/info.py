@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fayd.agent.language.phrases import SAY_HELP
 from fayd.agent.skills.registry import Context, Outcome, Skill
 
 OFFLINE = {
@@ -42,9 +43,8 @@ CANNOT = {
         "对不起，我不会放音乐。可以打开收音机听听。",
     ),
     "call": (
-        "I'm sorry, I can't make phone calls. If you need help, say \"help\" and I'll raise"
-        " the alarm.",
-        "对不起，我不会打电话。如果需要帮助，就说“救命”，我马上帮你求助。",
+        "I'm sorry, I can't make phone calls. If you need help, " + SAY_HELP["en"],
+        "对不起，我不会打电话。如果需要帮助，" + SAY_HELP["zh"],
     ),
 }
 OTHER = (

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from fayd.agent.language.phrases import SAY_HELP
 from fayd.agent.skills import words
 from fayd.agent.skills.registry import ME, Context, Outcome, Skill
 from fayd.memory import Facts
@@ -198,13 +199,13 @@ SAY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "unwell": (
         (
             "I'm sorry you're not feeling well. Have a rest and a drink of water. If it gets"
-            ' worse, say "help" and I\'ll raise the alarm.',
-            "Oh dear, I'm sorry. Take it easy today. If you feel worse or frightened, say"
-            ' "help" and I\'ll raise the alarm.',
+            " worse, " + SAY_HELP["en"],
+            "Oh dear, I'm sorry. Take it easy today. If you feel worse or frightened, "
+            + SAY_HELP["en"],
         ),
         (
-            "身体不舒服真难受。先歇一歇，喝点水。要是更难受了，就说“救命”，我马上帮你求助。",
-            "哎呀，好好休息。要是觉得更不好或者害怕，就说“救命”，我马上帮你求助。",
+            "身体不舒服真难受。先歇一歇，喝点水。要是更难受了，" + SAY_HELP["zh"],
+            "哎呀，好好休息。要是觉得更不好或者害怕，" + SAY_HELP["zh"],
         ),
     ),
     "story": (
