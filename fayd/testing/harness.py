@@ -39,6 +39,8 @@ CACHED = ("example-vectors.npz", "llm-prefix.bin", "model-digests.json")
 SHARED_CACHE = Path(tempfile.gettempdir()) / f"fayd-test-cache-{os.getuid()}"
 #: The tests' conftest turns this on; benchmarks that time a start leave it off.
 SHARE_CACHE = False
+#: Settings every test daemon starts with, before a test's own (the tests' conftest sets them).
+DAEMON_ENV: dict[str, str] = {}
 
 
 def _copy_newer(source: Path, target: Path) -> None:
@@ -71,6 +73,7 @@ class DaemonProcess:
             "FAYD_MQTT_EMBEDDED_PORT": "0",
             "FAYD_API_PORT": "0",
             "PYTHONUNBUFFERED": "1",
+            **DAEMON_ENV,
             **(env or {}),
         }
         self.log = state / "daemon.log"
