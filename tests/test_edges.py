@@ -64,29 +64,26 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {**base, "HOME": str(tmp_path), "FAYD_PATHS_STATE_DIR": str(tmp_path / "state")}
 
 
-# --- 1. a qa.csv row nested too deeply stops the start as a setting (exit 78) -------------
+# --- 1. a qa.csv row nested too deeply is refused alone, named; the start goes on ---------
 
 
 @needs_mosquitto
-def test_a_qa_csv_row_nested_too_deeply_stops_the_start_naming_file_and_row(
-    env: dict[str, str], tmp_path: Path
+def test_a_qa_csv_row_nested_too_deeply_is_refused_naming_file_and_row(
+    make_daemon, tmp_path: Path
 ) -> None:
-    """It is read once the models are loaded (the log is on stderr before it): the last
-    line says it, and exit 78 stops systemd restarting fayd every 5 s."""
+    """A household's qa.csv is taken row by row: the wrong one is named in the log, the
+    others are answered (before the shipped rows)."""
     qa = tmp_path / "qa.csv"
     with qa.open("w", newline="", encoding="utf-8") as f:
         rows = csv.writer(f)
         rows.writerow(["question", "answer", "skill"])
-        rows.writerow(["hello there", "hi", ""])
+        rows.writerow(["hello there", "Hello, nice to hear you.", ""])
         rows.writerow(["what time", "", f"skill:clock_time {DEEP}"])
-    env = {**env, "FAYD_AGENT_QA_CSV": str(qa), "FAYD_MQTT_EMBEDDED_PORT": "0",
-           "FAYD_API_PORT": "0"}  # fmt: skip
-    done = fayd(env, "run")
-    assert done.returncode == 78, done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.splitlines()[-1] == (
-        f"fayd: {qa}:3: the skill's arguments are nested too deeply"
-    )
+    daemon = make_daemon({"FAYD_AGENT_QA_CSV": str(qa)})
+    said = daemon.api("POST", "/api/say", json={"text": "hello there"}, timeout=60)
+    assert said.json()["reply"] == "Hello, nice to hear you.", said.text
+    assert f"{qa}:3: the skill's arguments are nested too deeply" in daemon.log_text()
+    assert "Traceback" not in daemon.log_text()
 
 
 # --- 2. the control API: 400 with a clear JSON error, never 500 ---------------------------

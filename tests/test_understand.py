@@ -13,7 +13,7 @@ from fayd.agent.care.emergency import EmergencyDetector
 from fayd.agent.features import all_skills
 from fayd.agent.language.intents import load_examples
 from fayd.agent.language.text import language, normalize
-from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+from fayd.agent.understand.qa import DEFAULT_QA, HouseholdQa, QaTable
 from fayd.agent.understand.router import Router
 from fayd.errors import ConfigError
 
@@ -56,7 +56,7 @@ def test_words_of_address_alone_or_meant_otherwise_are_not_taken_for_thanks(said
 @pytest.mark.parametrize(
     ("rows", "error"),
     [
-        ("hello,hi there,rm -rf /\n", "fayd runs no shell commands"),
+        ("hello,,rm -rf /\n", "fayd runs no shell commands"),
         ("hello\n", "at least the phrases and the answer"),
         (";;,an answer\n", "no phrase"),
         ("hello,,\n", "neither an answer nor a skill"),
@@ -65,14 +65,53 @@ def test_words_of_address_alone_or_meant_otherwise_are_not_taken_for_thanks(said
         ("hello,hi,skill:clock_time [1]\n", "must be a JSON object"),
     ],
 )
-def test_a_bad_qa_row_stops_the_start_with_file_and_line(
+def test_a_bad_qa_row_is_refused_alone_with_file_and_line(
     tmp_path: Path, rows: str, error: str
 ) -> None:
+    """The shipped file is strict (a wrong row is a bug of ours); a household's refuses the
+    row, names it, and keeps the others and the shipped table."""
     path = tmp_path / "qa.csv"
     path.write_text("问题,答案,脚本\nwhat time,It is time.,\n" + rows, encoding="utf-8")
     with pytest.raises(ConfigError, match=error) as caught:
         QaTable.load(path, all_skills().names)
     assert f"{path}:3" in str(caught.value)
+    table = QaTable.household(path, all_skills().names)
+    assert len(table.problems) == 1 and table.problems[0].startswith(f"{path}:3: ")
+    assert error in table.problems[0]
+    assert table.match("what time")[0].answer == "It is time."
+    assert table.match(normalize("What's your name?")) is not None  # the shipped rows too
+
+
+def test_a_fay_qa_csv_with_scripts_keeps_its_answers_and_runs_nothing(tmp_path: Path) -> None:
+    """Fay's third column is a script: fayd never runs one, and says the answer alone."""
+    path = tmp_path / "qa.csv"
+    path.write_text(
+        "问题,答案,脚本\n"
+        "开灯;把灯打开,好的，灯开了,python light.py on\n"
+        "你叫什么名字,我叫小菲,\n"
+        "what's your name,I'm Rosie.,\n",
+        encoding="utf-8",
+    )
+    table = QaTable.household(path, all_skills().names)
+    entry, _ = table.match("开灯")
+    assert entry.answer == "好的，灯开了" and entry.skill is None and not table.problems
+    assert table.match("你叫什么名字")[0].answer == "我叫小菲"  # theirs before the shipped
+    assert table.match(normalize("What's your name?"))[0].answer == "I'm Rosie."
+
+
+def test_an_edited_qa_csv_is_heard_without_a_restart(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "qa.csv"
+    path.write_text("question,answer\nwho feeds the cat,Anna does.\n", encoding="utf-8")
+    qa = HouseholdQa(path, all_skills().names)
+    assert qa.match("who feeds the cat")[0].answer == "Anna does."
+    path.write_text("question,answer\nwho feeds the cat,Bill does now.\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))  # a new stamp even within the file system's time resolution
+    assert qa.match("who feeds the cat")[0].answer == "Bill does now."
+    path.write_bytes(b"\xff\xfe broken")  # unreadable: the last table stays
+    os.utime(path, ns=(2, 2))
+    assert qa.match("who feeds the cat")[0].answer == "Bill does now."
 
 
 def test_a_qa_row_may_call_a_skill(tmp_path: Path) -> None:

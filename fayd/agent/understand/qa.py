@@ -1,8 +1,10 @@
 """``qa.csv`` in Fay's format: a header row (``问题,答案,脚本`` or ``question,answer,skill``),
 then a row a pair: the phrases (several separated by ``;``), the fixed answer, and optionally
-what to do. Fay's third column runs a shell command; fayd never runs one: it takes
-``skill:NAME`` or ``skill:NAME {json arguments}`` there, and refuses anything else when the
-file is read (with the file, line and reason), as it refuses a malformed row.
+what to do. Fay's third column runs a script; fayd never runs one: it takes ``skill:NAME`` or
+``skill:NAME {json arguments}`` there. A household's own file (``agent.qa_csv``) comes before
+the shipped one and is read again when it changes; each of its rows is taken or refused on
+its own, with the file, line and reason in the log (a script: its answer is kept without
+it), so a real Fay qa.csv never stops the start.
 
 A question matches a row when it is one of its phrases (normalized), or close enough to one
 (rapidfuzz: the phrase's words in the question, or the whole question near the phrase)."""
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from rapidfuzz import fuzz
 from fayd.agent.language.phrases import ADDRESS
 from fayd.agent.language.text import normalize
 from fayd.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_QA = Path(__file__).with_name("qa.csv")
 #: A fuzzy match needs this score (0-100): a few letters ASR got wrong, not another question.
@@ -37,25 +42,44 @@ class QaEntry:
 
 
 class QaTable:
-    def __init__(self, entries: list[QaEntry]) -> None:
+    def __init__(self, entries: list[QaEntry], problems: list[str] | None = None) -> None:
         self.entries = entries
-        self._exact = {p: e for e in entries for p in e.phrases}
+        #: The rows refused, each "file:line: reason" (a household's file; logged).
+        self.problems = problems or []
+        self._exact: dict[str, QaEntry] = {}
+        for entry in entries:  # the first row with a phrase wins: the household's
+            for phrase in entry.phrases:
+                self._exact.setdefault(phrase, entry)
 
     @classmethod
-    def load(cls, path: str | Path, skills: set[str] | None = None) -> QaTable:
-        """Read a qa.csv; ``skills`` are the names a row may call (None: not checked)."""
+    def load(cls, path: str | Path, skills: set[str] | None = None, strict: bool = True) -> QaTable:
+        """Read a qa.csv; ``skills`` are the names a row may call (None: not checked).
+        ``strict``: a wrong row stops the reading (the shipped file); else it is refused
+        alone and named in ``problems``."""
         path = Path(path)
         try:
             with path.open(encoding="utf-8-sig", newline="") as f:
                 rows = list(csv.reader(f))
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise ConfigError(f"{path}: cannot read it: {exc}") from exc
-        entries = [
-            _entry(row, f"{path}:{n}", n, skills)
-            for n, row in enumerate(rows[1:], start=2)
-            if any(cell.strip() for cell in row)
-        ]
-        return cls(entries)
+        entries, problems = [], []
+        for n, row in enumerate(rows[1:], start=2):
+            if not any(cell.strip() for cell in row):
+                continue
+            try:
+                entries.append(_entry(row, f"{path}:{n}", n, skills, strict))
+            except ConfigError as exc:
+                if strict:
+                    raise
+                problems.append(str(exc))
+                log.warning("qa.csv row refused: %s", exc)
+        return cls(entries, problems)
+
+    @classmethod
+    def household(cls, path: str | Path, skills: set[str] | None = None) -> QaTable:
+        """The household's rows, then the shipped ones."""
+        own = cls.load(path, skills, strict=False)
+        return cls([*own.entries, *cls.load(DEFAULT_QA, skills).entries], own.problems)
 
     def match(self, text: str) -> tuple[QaEntry, float] | None:
         """The best row for ``text`` (normalized) and its score (1.0 exact), or None. A word
@@ -104,7 +128,43 @@ def _contained(text: str, phrase: str) -> float:
     return 95.0 if phrase in text else 0.0
 
 
-def _entry(row: list[str], where: str, line: int, skills: set[str] | None) -> QaEntry:
+class HouseholdQa:
+    """The household's qa.csv and the shipped one, read again when the file changes (an
+    edit is heard at the next question, without a restart). A file that went missing or
+    became unreadable keeps the last table read, said once in the log."""
+
+    def __init__(self, path: str | Path, skills: set[str] | None = None) -> None:
+        self.path = Path(path)
+        self.skills = skills
+        self._seen = self._stamp()
+        self.table = QaTable.household(self.path, skills)  # a wrong file stops the start
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    @property
+    def problems(self) -> list[str]:
+        return self.table.problems
+
+    def match(self, text: str) -> tuple[QaEntry, float] | None:
+        stamp = self._stamp()
+        if stamp != self._seen:
+            self._seen = stamp
+            try:
+                self.table = QaTable.household(self.path, self.skills)
+                log.info("qa.csv read again: %d rows", len(self.table.entries))
+            except ConfigError as exc:
+                log.warning("qa.csv not read again (the last one stays): %s", exc)
+        return self.table.match(text)
+
+
+def _entry(
+    row: list[str], where: str, line: int, skills: set[str] | None, strict: bool = True
+) -> QaEntry:
     if len(row) < 2:
         raise ConfigError(f"{where}: a row needs at least the phrases and the answer")
     phrases = tuple(p for p in (normalize(x) for x in row[0].split(";")) if p)
@@ -115,6 +175,12 @@ def _entry(row: list[str], where: str, line: int, skills: set[str] | None) -> Qa
     if not answer and not action:
         raise ConfigError(f"{where}: neither an answer nor a skill")
     skill, args = None, {}
+    if action and not action.startswith(SKILL_PREFIX) and answer and not strict:
+        # Fay's script column: its answer is still worth saying; the script is never run.
+        log.warning(
+            "%s: the script is not run (fayd runs none from qa.csv): only the answer", where
+        )
+        action = ""
     if action:
         if not action.startswith(SKILL_PREFIX):
             raise ConfigError(

@@ -22,7 +22,7 @@ from fayd.agent.language.intents import Guess, IntentClassifier
 from fayd.agent.language.text import language, normalize
 from fayd.agent.smalltalk.kinds import SmallTalkByMeaning, small_talk
 from fayd.agent.understand.cues import cue, fits_mood
-from fayd.agent.understand.qa import QaTable
+from fayd.agent.understand.qa import HouseholdQa, QaTable
 from fayd.agent.understand.slots import extract_slots
 from fayd.embedding import EmbedderLike
 from fayd.memory.mentioned import mentions
@@ -85,7 +85,7 @@ class Router:
         self,
         embedder: EmbedderLike | None,
         intents: IntentClassifier | None,
-        qa: QaTable | None = None,
+        qa: QaTable | HouseholdQa | None = None,
     ) -> None:
         self.embedder = embedder
         self.intents = intents
