@@ -110,6 +110,9 @@ class LlmConfig:
     api_key: str = ""
     #: The model name the server expects, if it serves several.
     remote_model: str = ""
+    #: Fay's dual-model mode: an OpenAI-compatible server on the LAN that runs the tool loop
+    #: (fayd.agent.tools) while the model above writes the reply; empty = the same model.
+    tools_url: str = ""
     #: Longest wait for the server (connect, first token, between tokens), seconds.
     timeout_s: float = 30.0
     n_ctx: int = 2048
@@ -267,6 +270,30 @@ class LogConfig:
 
 
 @dataclass(frozen=True)
+class ToolsConfig:
+    """What the model may look up before it answers (docs/tools.md): the household's
+    documents, its own MCP servers, calls made before every turn (Fay's prestart tools)."""
+
+    #: "auto": the model may call tools when there are any the router does not already
+    #: cover (documents in the knowledge base, an MCP server); "off": never.
+    loop: str = "auto"
+    #: At most this many tool calls in a turn (Fay's 30).
+    steps: int = 30
+    #: Longest wait for one tool call, seconds.
+    timeout_s: float = 10.0
+    #: A tool's result is cut to this many characters before the model reads it.
+    result_chars: int = 1500
+    #: Calls made before the model answers, "{{question}}" and "{{user}}" filled in; each a
+    #: table: tool = "kb_search", args = { query = "{{question}}" }, include_history = false.
+    prestart: tuple[dict[str, Any], ...] = ()
+    #: A folder of the household's documents (text, Markdown, HTML, PDF) kept in the
+    #: knowledge base; empty: only what ``fayd kb add`` added.
+    kb_folder: str = ""
+    #: The household's MCP servers (docs/mcp-client.md), one table each.
+    mcp_servers: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """All of fayd's settings."""
 
@@ -281,6 +308,7 @@ class Config:
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     reminders: RemindersConfig = field(default_factory=RemindersConfig)
     care: CareConfig = field(default_factory=CareConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
     log: LogConfig = field(default_factory=LogConfig)
     #: The file these settings came from, if any.
     source: str = ""
@@ -369,6 +397,15 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return tuple(value)
         raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    if typ == tuple[dict[str, Any], ...]:
+        if isinstance(value, str):  # from the environment: JSON
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: expected a JSON list of tables: {exc}") from exc
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            return tuple(value)
+        raise ConfigError(f"{where}: expected a list of tables ([[...]]), got {value!r}")
     if isinstance(value, str):  # environment values are always strings
         if typ is bool and value.lower() in _BOOLS:
             return _BOOLS[value.lower()]

@@ -121,6 +121,23 @@ def _fraction(value: float) -> str:
     return "" if 0 < value <= 1 else "must be between 0 and 1"
 
 
+def _prestart(calls: tuple[dict[str, Any], ...]) -> str:
+    """Each prestart call names a tool and gives its arguments as a table."""
+    for n, call in enumerate(calls, 1):
+        unknown = set(call) - {"tool", "args", "include_history"}
+        if unknown:
+            return (
+                f"call {n}: unknown key {sorted(unknown)[0]!r} (known: tool, args, include_history)"
+            )
+        if not isinstance(call.get("tool"), str) or not call["tool"].strip():
+            return f'call {n}: needs tool = "name"'
+        if not isinstance(call.get("args", {}), dict):
+            return f"call {n}: args must be a table"
+        if not isinstance(call.get("include_history", False), bool):
+            return f"call {n}: include_history must be true or false"
+    return ""
+
+
 def _one_of(choices: Iterable[str], fold: bool = False) -> Rule:
     options = tuple(choices)
 
@@ -215,6 +232,7 @@ RULES: dict[str, Rule] = {
     "api.host": _host,
     "api.port": _port("any free port"),
     "llm.url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
+    "llm.tools_url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
     "llm.timeout_s": _above(0),
     "llm.n_ctx": _at_least(128),
     "llm.threads": _between(1, MAX_THREADS, "threads"),
@@ -253,6 +271,11 @@ RULES: dict[str, Rule] = {
     "homeassistant.person": lambda v: v and _name("caregiver's name")(v),
     "care.digest_time": lambda v: v and _clock_time(v),
     "care.digest_times": _digest_times,
+    "tools.loop": _one_of(("auto", "off")),
+    "tools.steps": _between(1, 100, "calls"),
+    "tools.timeout_s": _above(0),
+    "tools.result_chars": _between(100, 100_000, "characters"),
+    "tools.prestart": _prestart,
     "log.level": _one_of(LOG_LEVELS, fold=True),
 }
 

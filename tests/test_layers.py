@@ -241,6 +241,7 @@ AGENT_FOLDERS = {
     "reminders": 3,
     "honest": 3,
     "understand": 4,
+    "tools": 4,  # the model's look-ups: the read-only skills among them
 }
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from fayd.agent import claims, guard
 from fayd.agent.language.text import language
+from fayd.agent.tools import Findings, TurnTools
 from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.agent.unfounded import not_sure
 from fayd.config import AgentConfig, LlmConfig
@@ -85,6 +86,8 @@ class Chat:
         # The MiniLM embedder memory already loaded: it tells a paraphrased question.
         self._embedder = memory.embedder if memory is not None else None
         self._fallbacks = 0
+        #: What the model may look up before it answers (set by fayd.service; None: nothing).
+        self.tools: TurnTools | None = None
 
     def prefix(self) -> list[dict[str, str]]:
         """Persona and example exchanges: the same for every turn and every user."""
@@ -109,6 +112,9 @@ class Chat:
             stored = await self.store.run(records.history, conversation, self.cfg.history_turns)
         history = self._clean(stored, turn.user)
         context = await self._context(turn, conversation or 0, history)
+        found = await look_up(self.tools if self.llm else None, turn, history)
+        if found is not None and found.knowledge():
+            context = "\n\n".join(part for part in (found.knowledge(), context) if part)
         messages = self.messages(history, turn.question, context)
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
@@ -160,6 +166,7 @@ class Chat:
                     "timings": turn.timings,
                     "decision": turn.decision,
                     **verdict(guards),
+                    **({"tools": found.record()} if found is not None else {}),
                     **({} if speaks else {"rejected": "language", "fallback": True}),
                 }
                 if await self._record_turn(turn, conversation, meta):
@@ -479,6 +486,19 @@ class Chat:
             options["seed"] = random.randrange(1, 2**31)
             temperature = max(temperature, RETRY_TEMPERATURE)
         return temperature, options
+
+
+async def look_up(
+    tools: TurnTools | None, turn: Turn, history: list[dict[str, str]]
+) -> Findings | None:
+    """Prestart calls and the tool loop (fayd.agent.tools), for what the router left to the
+    model; their results become the reply's only grounds for facts."""
+    if tools is None:
+        return None
+    lang = language(turn.question)
+    found = await tools.gather(turn.question, turn.user, turn.device, lang, history)
+    turn.mark("tools_ms")
+    return found
 
 
 def prompt_prefix(cfg: AgentConfig) -> list[dict[str, str]]:

@@ -125,7 +125,7 @@ class Understanding:
             return Outcome(said, detail={"answer": str(decision.slots["value"])})
         if decision.intent in OWN:
             return None
-        ctx = self._context(user, device, decision.lang)
+        ctx = self.context(user, device, decision.lang)
         if decision.intent == "qa":
             return await self._qa(decision, ctx)
         args = dict(decision.slots)
@@ -170,7 +170,7 @@ class Understanding:
     async def _small_talk(
         self, lang: str, slots: dict[str, Any], user: str, device: str
     ) -> Outcome | None:
-        ctx = self._context(user, device, lang)
+        ctx = self.context(user, device, lang)
         try:
             return await self.skills.run("small_talk", dict(slots), ctx)
         except SkillError as exc:  # the model can still answer
@@ -181,7 +181,8 @@ class Understanding:
         """The turn carries ``user``'s own authority (docs/security.md, *Who is who*)."""
         return device == CLI or self.devices.vouches(device, user)
 
-    def _context(self, user: str, device: str, lang: str) -> Context:
+    def context(self, user: str, device: str, lang: str) -> Context:
+        """What a skill knows of a turn by ``user`` on ``device`` (also the tool loop's)."""
         return Context(
             user,
             device,

@@ -21,7 +21,7 @@ from fayd.agent.features import all_skills
 from fayd.agent.language.intents import IntentClassifier, load_examples
 from fayd.agent.ports import CareDays, CareRules, Readings
 from fayd.agent.prefs import Preferences
-from fayd.agent.understand.qa import DEFAULT_QA, QaTable
+from fayd.agent.understand.qa import DEFAULT_QA, HouseholdQa, QaTable
 from fayd.agent.understand.router import Router
 from fayd.agent.understanding import Understanding
 from fayd.beat import Pulse
@@ -49,6 +49,7 @@ from fayd.service.checkins import meaning as checkin_meaning
 from fayd.service.engines import Engines
 from fayd.service.household_alerts import HouseholdAlerts
 from fayd.service.readings import StoredReadings
+from fayd.service.tools import give_tools
 from fayd.service.wellbeing import SaidWellbeing
 from fayd.store import Store
 from fayd.zone import household_zone, zone_name
@@ -192,7 +193,9 @@ def understanding(
     if embedder is not None:
         embedder = RememberedVectors(embedder, cfg.state_dir / "cache" / EXAMPLE_VECTORS)
     intents = IntentClassifier(embedder, examples) if embedder is not None else None
-    qa = QaTable.load(cfg.agent.qa_csv or DEFAULT_QA, skills.names)
+    # The household's rows before the shipped ones, read again when the file changes.
+    qa = HouseholdQa(cfg.agent.qa_csv, skills.names) if cfg.agent.qa_csv else None
+    qa = qa or QaTable.load(DEFAULT_QA, skills.names)
     router = Router(embedder, intents, qa)
     if isinstance(embedder, RememberedVectors):
         embedder.save()  # the examples' vectors, for the next start
@@ -350,6 +353,7 @@ def _dialogue(
     understood = understanding(
         cfg, store, engines, devices, memory, clock, book, expectations, digest, RulesInWords(care)
     )
+    give_tools(chat, cfg, understood, [])
     rules = load_rules(cfg.agent.action_rules or None)
     return Dialogue(
         chat, engines.for_agent(), sender, devices, rules, cfg.agent.default_user, understood
