@@ -33,13 +33,17 @@ from fayd.kb.store import KbStore
 
 log = logging.getLogger(__name__)
 
+#: The file in the state folder (``<state_dir>/kb.sqlite``) the daemon and ``fayd kb`` share.
+FILE_NAME = "kb.sqlite"
+
 
 class KnowledgeBase:
-    """``KnowledgeBase(path, embedder)``: the SQLite file at ``path`` (created if missing)."""
+    """``KnowledgeBase(path, embedder)``: the SQLite file at ``path`` (created if missing).
+    ``embedder`` may be None for listing and removing (``fayd kb list`` loads no model)."""
 
-    def __init__(self, path: str | Path, embedder: EmbedderLike) -> None:
+    def __init__(self, path: str | Path, embedder: EmbedderLike | None) -> None:
         self.store = KbStore(path)
-        self.embedder = embedder
+        self._embedder = embedder
         self._cache_lock = threading.Lock()
         #: ((data_version, own writes), ids, matrix): data_version does not move for this
         #: connection's own commits, so they are counted here.
@@ -54,6 +58,12 @@ class KnowledgeBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def embedder(self) -> EmbedderLike:
+        if self._embedder is None:
+            raise RuntimeError("this knowledge base was opened without an embedder")
+        return self._embedder
 
     # --- writing --------------------------------------------------------------------------
     def add(self, path: str | Path) -> AddReport:

@@ -53,9 +53,10 @@ class AddReport:
     chars: int
 
     def line(self) -> str:
+        chunks = f"{self.chunks} chunk{'' if self.chunks == 1 else 's'}"
         if self.status == "unchanged":
-            return f"{self.source}: unchanged ({self.chunks} chunks), nothing to do"
-        return f"{self.source}: {self.status}, {self.chunks} chunks ({self.chars:,} characters)"
+            return f"{self.source}: unchanged ({chunks}), nothing to do"
+        return f"{self.source}: {self.status}, {chunks} ({self.chars:,} characters)"
 
 
 @dataclass(frozen=True)
