@@ -11,6 +11,8 @@ either ranking alone.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from fayd.kb.errors import BadQuery
@@ -26,6 +28,7 @@ MAX_K = 50
 #: How deep each ranking is read before fusion.
 DEPTH = 50
 RRF_K = 60
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_query(query: object) -> str:
@@ -33,8 +36,7 @@ def clean_query(query: object) -> str:
     halves cannot be encoded), at most :data:`MAX_QUERY_CHARS`; an empty one is refused."""
     if not isinstance(query, str):
         raise BadQuery(f"a query is text, not {type(query).__name__}")
-    text = query.encode("utf-8", "replace").decode("utf-8")
-    text = " ".join(text.split())[:MAX_QUERY_CHARS]
+    text = " ".join(_SURROGATE.sub(" ", query).split())[:MAX_QUERY_CHARS]
     if not text:
         raise BadQuery("the query is empty: say what to look for")
     return text
