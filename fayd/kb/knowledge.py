@@ -146,7 +146,8 @@ class KnowledgeBase:
             by_vector = ranking.vector_ranking(ids, matrix, query_vector)
             match = ranking.match_expression(text)
             by_words = self.store.lexical(match, ranking.DEPTH) if match else []
-            fused = ranking.fuse(by_vector, by_words)[:k]
+            weights = [ranking.vector_weight(text), 1.0]
+            fused = ranking.fuse([by_vector, by_words], weights)[:k]
             rows = self.store.chunks([chunk_id for chunk_id, _ in fused])
         except sqlite3.Error as exc:
             raise StoreError(f"cannot search the knowledge base {self.store.path}: {exc}") from exc
