@@ -13,6 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from fayd.errors import StoreError
 from fayd.kb import BadQuery, KnowledgeBase, UnknownSource, UnreadableDocument
 from fayd.kb import chunks as chunking
 from fayd.kb.tools import KB_LIST_SOURCES_SCHEMA, KB_SEARCH_SCHEMA, kb_list_sources, kb_search
@@ -296,3 +297,33 @@ def test_another_process_adds_and_an_open_knowledge_base_sees_it(
     hit = kb.search("who feeds the cat", 1)[0]
     assert hit.source == "cat.txt" and "Mrs Alvarez" in hit.text
     assert [s.name for s in kb.sources()] == ["cat.txt", "kettle.md"]
+
+
+def test_a_damaged_database_file_is_a_clear_store_error(tmp_path: Path, embedder) -> None:
+    path = tmp_path / "kb.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match=r"cannot open the knowledge base .*kb\.sqlite"):
+        KnowledgeBase(path, embedder)
+    assert path.read_bytes().startswith(b"this is not a database")  # left as it was
+
+
+class Renamed:
+    """The same MiniLM under another name: as if the household installed a new model."""
+
+    def __init__(self, embedder) -> None:
+        self.inner = embedder
+        self.name = embedder.name + "+renamed"
+        self.dim = embedder.dim
+
+    def embed(self, texts: list[str]):
+        return self.inner.embed(texts)
+
+
+def test_a_new_embedder_embeds_an_unchanged_file_again(tmp_path: Path, embedder) -> None:
+    path = write(tmp_path / "kettle.md", KETTLE)
+    with KnowledgeBase(tmp_path / "kb.sqlite", embedder) as kb:
+        kb.add(path)
+    with KnowledgeBase(tmp_path / "kb.sqlite", Renamed(embedder)) as kb:
+        assert kb.add(path).status == "replaced"  # its vectors were another model's
+        assert kb.add(path).status == "unchanged"
+        assert "white vinegar" in kb.search("getting rid of limescale", 1)[0].text
