@@ -33,6 +33,7 @@ LAYERS = {
     "models": 3,
     "embedding": 3,
     "memory": 4,
+    "kb": 4,
     "reminders": 4,
     "agent": 5,
     "devices": 5,

@@ -304,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fayd.cli import care as care_cli
     from fayd.cli import devices as devices_cli
     from fayd.cli import homeassistant as homeassistant_cli
+    from fayd.cli import kb as kb_cli
     from fayd.cli import mcp as mcp_cli
     from fayd.cli import memory as memory_cli
     from fayd.cli import reminders as reminders_cli
@@ -311,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices_cli.add_parser(sub)
     memory_cli.add_parser(sub)
+    kb_cli.add_parser(sub)
     today_cli.add_parser(sub)
     reminders_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
