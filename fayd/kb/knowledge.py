@@ -151,8 +151,15 @@ class KnowledgeBase:
             rows = self.store.chunks([chunk_id for chunk_id, _ in fused])
         except sqlite3.Error as exc:
             raise StoreError(f"cannot search the knowledge base {self.store.path}: {exc}") from exc
+        row_of = {int(chunk_id): n for n, chunk_id in enumerate(ids)}
+        worded = set(by_words)
         return [
-            Hit(rows[i][0], rows[i][1], rows[i][2], rows[i][3], round(score, 6))
+            Hit(
+                *rows[i][:4],
+                round(score, 6),
+                round(float(matrix[row_of[i]] @ query_vector), 4) if i in row_of else 0.0,
+                i in worded,
+            )
             for i, score in fused
             if i in rows  # removed by another process since the vectors were read
         ]

@@ -38,6 +38,11 @@ class Hit:
     #: Reciprocal-rank fusion of the vector and the word ranking: higher is better; only
     #: comparable within one search.
     score: float
+    #: MiniLM's cosine between the query and the chunk (comparable across searches: how
+    #: related they are at all; near noise for Chinese, an English model's).
+    cosine: float = 0.0
+    #: Some word (or Chinese character pair) of the query is in the chunk.
+    words: bool = False
 
 
 @dataclass(frozen=True)
