@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import jsonschema
@@ -29,30 +29,20 @@ from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS
 
 from fayd.mcp.client_config import McpServerConfig
 from fayd.mcp.client_link import ServerLink
-from fayd.mcp.client_result import (
+from fayd.mcp.client_port import (
     BAD_ARGUMENTS,
     NOT_ALLOWED,
     SERVER_DOWN,
     TIMED_OUT,
     TOOL_FAILED,
     UNKNOWN_TOOL,
+    ExternalTools,
     ToolResult,
-    arguments_problem,
-    content_text,
 )
+from fayd.mcp.client_result import arguments_problem, content_text
 
 SEPARATOR = "__"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class ExternalTools(Protocol):
-    """The port the agent uses; :class:`McpTools` is its one implementation."""
-
-    def describe(self) -> list[dict[str, Any]]: ...
-
-    async def call(self, name: str, args: dict[str, Any]) -> ToolResult: ...
-
-    def status(self) -> list[dict[str, Any]]: ...
 
 
 def exposed_name(server: str, tool: str) -> str | None:
@@ -61,8 +51,12 @@ def exposed_name(server: str, tool: str) -> str | None:
     return name if _NAME.match(name) else None
 
 
+__all__ = ["ExternalTools", "McpTools", "ToolResult", "exposed_name"]
+
+
 class McpTools:
-    """Every configured server's allowed tools, behind one ``describe``/``call``/``status``."""
+    """Every configured server's allowed tools, behind one ``describe``/``call``/``status``
+    (the :class:`~fayd.mcp.client_port.ExternalTools` port)."""
 
     def __init__(self, servers: Sequence[McpServerConfig]) -> None:
         self._links = {config.name: ServerLink(config) for config in servers}

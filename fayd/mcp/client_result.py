@@ -1,45 +1,11 @@
-"""What a call to an external MCP tool gives the agent: text to read, or a named error.
-
-A server's fault is never raised into the turn: it comes back as a :class:`ToolResult` with
-``error`` set to one of :data:`ERRORS`, which the loop can show the model ("the time server
-is down") or log, and always continue.
-"""
+"""An MCP tool result made into text for the model, and arguments checked before sending."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
-
-#: ``ToolResult.error`` values.
-UNKNOWN_TOOL = "unknown_tool"  # no configured server offers it
-NOT_ALLOWED = "not_allowed"  # the server offers it, its allow-list does not
-BAD_ARGUMENTS = "bad_arguments"  # not a JSON object, or refused by the server as invalid
-TIMED_OUT = "timed_out"  # no answer within the server's timeout_s
-SERVER_DOWN = "server_down"  # not running / not reachable / died during the call
-TOOL_FAILED = "tool_failed"  # the tool ran and reported an error (MCP isError)
-ERRORS = (UNKNOWN_TOOL, NOT_ALLOWED, BAD_ARGUMENTS, TIMED_OUT, SERVER_DOWN, TOOL_FAILED)
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """One call's outcome. ``text`` is what the model may read (the result, or for
-    ``tool_failed`` the server's own message); ``detail`` says what went wrong, for logs."""
-
-    name: str
-    text: str = ""
-    error: str | None = None
-    detail: str = ""
-    #: The text was longer than the server's max_result_chars and was cut (it says so).
-    truncated: bool = False
-    #: From a server the household marked trusted; otherwise memory writes are quarantined.
-    trusted: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 def content_text(result: types.CallToolResult, limit: int) -> tuple[str, bool]:
