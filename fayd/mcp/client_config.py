@@ -125,6 +125,8 @@ def parse_server(table: Any, where: str = "mcp.servers[0]") -> McpServerConfig:
         raise ConfigError(f"{where}: give exactly one of command (stdio) or url (HTTP)")
     if "command" in table:
         values["command"] = _strings(f"{where}.command", table["command"])
+        if not values["command"]:
+            raise ConfigError(f'{where}.command: give the program to run, e.g. ["python3", …]')
         if "token" in table:
             raise ConfigError(f"{where}.token: only an HTTP server (url) takes a token")
     else:
