@@ -153,3 +153,18 @@ async def test_arguments_that_are_not_a_json_object_are_refused() -> None:
         for bad_args in (["a", "list"], {"text": float("nan")}, {1: "x"}, {"text": 5}):
             refused = await tools.call("bad__echo", bad_args)
             assert refused.error == "bad_arguments" and refused.detail, bad_args
+
+
+async def test_an_answer_over_the_message_limit_is_dropped_and_the_server_restarted() -> None:
+    async with McpTools([bad_server(max_message_mb=1)]) as tools:
+        await tools.wait_started(30)
+        first = await _pid(tools)
+        big = await tools.call("bad__huge", {"chars": 3 * 2**20})
+        assert big.error == "server_down" and "larger than 1 MB" in big.detail, big
+        await until(lambda: state(tools, "bad")["restarts"] >= 1)
+        await until(lambda: state(tools, "bad")["state"] == "up")
+        assert await _pid(tools) != first
+        # Under the limit it arrives whole (then cut for the model): the SDK's server sends
+        # the text twice (content and structured content), 800 KB in all.
+        fits = await tools.call("bad__huge", {"chars": 400_000})
+        assert fits.ok and fits.truncated

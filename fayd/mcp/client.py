@@ -174,7 +174,7 @@ async def _call(link: ServerLink, tool: str, name: str, args: dict[str, Any]) ->
     except MCPError as exc:
         if exc.code == CONNECTION_CLOSED:
             link.fault(f"the connection was lost during {tool}")
-            detail = f"server {cfg.name!r} went away during the call"
+            detail = f"server {cfg.name!r} went away during the call: {link.last_error}"
             return ToolResult(name, error=SERVER_DOWN, detail=detail, trusted=cfg.trusted)
         code = BAD_ARGUMENTS if exc.code == INVALID_PARAMS else TOOL_FAILED
         return ToolResult(name, error=code, detail=exc.message[:300], trusted=cfg.trusted)

@@ -49,6 +49,11 @@ class McpServerConfig:
     timeout_s: float = 20.0
     #: Characters of a result the model is shown; the rest is cut (and it says so).
     max_result_chars: int = 4000
+    #: A stdio server's longest message in MiB: a longer one is dropped as it arrives and
+    #: the server restarted, so one answer cannot take the box's memory (HTTP: the SDK
+    #: bounds a streamed event at 1 MiB). 32: a 10 MB text answer arrives twice in one
+    #: message from SDK servers (as text and as structured content).
+    max_message_mb: int = 32
     #: Seconds to start (stdio) or reach (HTTP) the server and list its tools.
     connect_timeout_s: float = 30.0
     #: Restart delay after a fault, doubling per failed attempt up to ``backoff_max_s``.
@@ -75,6 +80,7 @@ _KEYS = (
     "allow",
     "trusted",
     "max_result_chars",
+    "max_message_mb",
     *_SECONDS,
 )
 
@@ -151,6 +157,11 @@ def parse_server(table: Any, where: str = "mcp.servers[0]") -> McpServerConfig:
         if isinstance(chars, bool) or not isinstance(chars, int) or not 100 <= chars <= 1_000_000:
             raise ConfigError(f"{where}.max_result_chars: expected 100 to 1000000, got {chars!r}")
         values["max_result_chars"] = chars
+    if "max_message_mb" in table:
+        mb = table["max_message_mb"]
+        if isinstance(mb, bool) or not isinstance(mb, int) or not 1 <= mb <= 256:
+            raise ConfigError(f"{where}.max_message_mb: expected 1 to 256, got {mb!r}")
+        values["max_message_mb"] = mb
     for key in _SECONDS:
         if key in table:
             values[key] = _positive(f"{where}.{key}", table[key])

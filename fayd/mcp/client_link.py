@@ -8,9 +8,10 @@ health check (a tools/list) within ``timeout_s`` -- checked every ``health_every
 once after a call timed out, so a server that froze is restarted while a tool that is
 merely slow leaves the server alone.
 
-The SDK's own cancellation scopes shut a stdio server down (stdin closed, then SIGTERM and
-SIGKILL to its process group): everything here is cancelled through anyio, never with a
-native ``Task.cancel()``, which could cut that shielded shutdown short and orphan the child.
+The transport's shielded shutdown stops a stdio server (stdin closed, then SIGTERM and
+SIGKILL to its process group; fayd.mcp.client_stdio): everything here is cancelled through
+anyio, never with a native ``Task.cancel()``, which could cut that shutdown short and
+orphan the child.
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from fayd.mcp.client_config import McpServerConfig
 from fayd.mcp.client_faults import describe_fault
+from fayd.mcp.client_stdio import MessageTooLarge, capped_stdio_client
 from fayd.mcp.client_stream import watch_end
 
 log = logging.getLogger("fayd.mcp.client")
@@ -63,9 +65,8 @@ class ServerLink:
 
     def fault(self, reason: str) -> None:
         """End the live session now (it will be restarted): the connection is unusable."""
-        self.last_error = reason
-        if not self._fault:
-            self._fault = reason
+        if not self._fault:  # the first reason is the cause; later ones are its echoes
+            self._fault = self.last_error = reason
         self._wake.set()
 
     def suspect(self, why: str) -> None:
@@ -133,7 +134,7 @@ class ServerLink:
             params = StdioServerParameters(
                 command=cfg.command[0], args=list(cfg.command[1:]), env=cfg.env or None
             )
-            transport = stdio_client(params)
+            transport = capped_stdio_client(params, cfg.max_message_mb * 2**20)
         else:
             http = await stack.enter_async_context(self._http_client())
             transport = streamable_http_client(cfg.url, http_client=http)
@@ -160,7 +161,9 @@ class ServerLink:
         )
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, Exception):  # a line that is not JSON-RPC, a broken stream
+        if isinstance(message, MessageTooLarge):
+            self.fault(f"the server sent {message}")
+        elif isinstance(message, Exception):  # a line that is not JSON-RPC, a broken stream
             self.fault(f"the server sent something that is not MCP: {_first_error(message)}")
 
     async def _list_tools(self, client: Client) -> None:
@@ -222,5 +225,8 @@ def _first_error(exc: Exception) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         first = errors()[0]
-        return f"{first.get('msg', '')}: {str(first.get('input', ''))[:80]!r}"
+        shown = first.get("input", "")
+        if isinstance(shown, bytes):
+            shown = shown.decode("utf-8", "replace")
+        return f"{first.get('msg', '')}: {str(shown)[:80]!r}"
     return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
