@@ -22,10 +22,11 @@ import numpy as np
 
 from fayd.agent import claims, guard
 from fayd.agent.language.text import language
-from fayd.agent.tools import Findings, TurnTools
+from fayd.agent.tools import Findings, TurnTools, quote
 from fayd.agent.turn import MAX_HOLD_S, Turn
 from fayd.agent.unfounded import not_sure
 from fayd.config import AgentConfig, LlmConfig
+from fayd.embedding import EmbedderLike
 from fayd.errors import FaydError, StoreError
 from fayd.llm import ChatLlm
 from fayd.llm.text import SentenceSplitter, ThinkFilter
@@ -119,8 +120,15 @@ class Chat:
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
         speaks = language(turn.question) in model_languages(self.llm_cfg)
+        quoted = await quoted_document(self.tools, self._embedder, turn, found)
         try:
-            for attempt in range(1 + max(self.cfg.reply_retries, 0)) if speaks else ():
+            if quoted is not None:  # the household's document, in its own words
+                turn.mark("llm_first_sentence_ms")
+                turn.sentences.append(quoted)
+                yield quoted
+            for attempt in (
+                range(1 + max(self.cfg.reply_retries, 0)) if speaks and not quoted else ()
+            ):
                 judge = guard.ReplyGuard(
                     turn.question, self._bounds(), earlier, turn.user, self.cfg.agent_name
                 )
@@ -145,7 +153,9 @@ class Chat:
                 )
                 log.debug("turn %d: the rejected reply: %s", turn.id, words(judge.detail))
             honest = claims.instead(turn.question, guards)  # the model claimed an action
-            if honest is not None and not turn.stop.is_set():
+            if quoted is not None:
+                pass
+            elif honest is not None and not turn.stop.is_set():
                 turn.mark("llm_first_sentence_ms")
                 turn.sentences.append(honest)
                 yield honest
@@ -488,6 +498,23 @@ class Chat:
         return temperature, options
 
 
+async def quoted_document(
+    tools: TurnTools | None, embedder: EmbedderLike | None, turn: Turn, found: Findings | None
+) -> str | None:
+    """The sentence of the household's documents that answers, when the reply model is one
+    that cannot retell a passage (fayd.agent.tools.quote); else None."""
+    if found is None or tools is None or not tools.quote or embedder is None:
+        return None
+    written = [p for c in found.calls if c.source == "kb" for p in quote.passages(c.result)]
+    if not written:
+        return None
+    try:
+        return await asyncio.to_thread(quote.quote, turn.question, written, embedder)
+    except Exception:  # the model answers instead
+        log.exception("turn %d: quoting the documents failed", turn.id)
+        return None
+
+
 async def look_up(
     tools: TurnTools | None, turn: Turn, history: list[dict[str, str]]
 ) -> Findings | None:
@@ -496,8 +523,14 @@ async def look_up(
     if tools is None:
         return None
     lang = language(turn.question)
-    found = await tools.gather(turn.question, turn.user, turn.device, lang, history)
+    try:
+        found = await tools.gather(turn.question, turn.user, turn.device, lang, history)
+    except Exception:  # a reply without look-ups beats no reply
+        log.exception("turn %d: the look-ups failed; the model answers without them", turn.id)
+        return None
     turn.mark("tools_ms")
+    if found is not None:
+        turn.decision["tools"] = found.record()
     return found
 
 

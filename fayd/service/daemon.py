@@ -256,6 +256,8 @@ class Daemon:
             await self.supervisor.stop()
             if self.parts is not None:
                 await self.parts.dialogue.close()
+                if self.parts.tools is not None:
+                    await asyncio.to_thread(self.parts.tools.close)
             with contextlib.suppress(FileNotFoundError):
                 cfg.runtime_path.unlink()
             await asyncio.to_thread(self.store.close)
@@ -561,6 +563,7 @@ class Daemon:
             "care": await self.parts.care.status(),
             "digest": await self.parts.digest.status() if self.parts.digest else None,
             "homeassistant": self.home_assistant.status() if self.home_assistant else None,
+            "tools": await asyncio.to_thread(self.parts.tools.status) if self.parts.tools else None,
         }
 
     async def care(self, op: str, body: dict[str, Any]) -> dict[str, Any]:

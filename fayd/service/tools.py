@@ -46,4 +46,6 @@ def give_tools(
             return skill_tools(u.skills, lambda: u.context(user, device, lang), READ_ONLY_SKILLS)
 
     prestart = [Prestart.parse(call) for call in tools.prestart]
-    chat.tools = TurnTools(loop, prestart, tools.loop, own)
+    # The bundled 135M model cannot retell a passage: documents are quoted (docs/tools.md).
+    bundled = not cfg.llm.model_path and not cfg.llm.url
+    chat.tools = TurnTools(loop, prestart, tools.loop, own, quote=bundled)

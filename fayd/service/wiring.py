@@ -48,6 +48,7 @@ from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
 from fayd.service.checkins import meaning as checkin_meaning
 from fayd.service.engines import Engines
 from fayd.service.household_alerts import HouseholdAlerts
+from fayd.service.household_tools import HouseholdTools
 from fayd.service.readings import StoredReadings
 from fayd.service.tools import give_tools
 from fayd.service.wellbeing import SaidWellbeing
@@ -78,6 +79,8 @@ class Parts:
     reminders: Reminding
     #: The daily digest (``[care] digest_time``); its task runs only when a time is set.
     digest: DailyDigest | None = None
+    #: The household's documents and MCP servers, for the model's look-ups.
+    tools: HouseholdTools | None = None
 
     def tasks(self, cfg: Config, engines: Engines) -> dict[str, Callable[[], Awaitable[None]]]:
         """The long-lived tasks, by component name, for the supervisor (each restarted
@@ -90,6 +93,8 @@ class Parts:
             "reminders": self.reminders.scheduler.run,
             "announcer": self.reminders.speaker.run,
         }
+        if self.tools is not None:
+            found["tools"] = self.tools.run
         if self.digest is not None and self.digest.enabled:
             found["digest"] = self.digest.run
         memory, event_memory = self.memory, self.event_memory
@@ -248,9 +253,12 @@ def build(
 
     devices = DeviceActions(registry, sender, call_for_help)
     book = ReminderBook(store, clock, zone_name(cfg))
+    tools = HouseholdTools(cfg, engines.embedder)
     dialogue = _dialogue(
         cfg, store, engines, sender, devices, memory, clock, book, expectations, digest, care
     )
+    if dialogue.understanding is not None:
+        give_tools(dialogue.chat, cfg, dialogue.understanding, [tools])
     reminding = _reminding(cfg, store, dialogue, devices, memory, book, expectations, clock)
     if speech == (None, None):  # the care check-ins speak through the reminders' speaker
         effects.announcer = reminding.speaker
@@ -287,6 +295,7 @@ def build(
         care,
         reminding,
         digest,
+        tools,
     )
 
 
@@ -353,7 +362,6 @@ def _dialogue(
     understood = understanding(
         cfg, store, engines, devices, memory, clock, book, expectations, digest, RulesInWords(care)
     )
-    give_tools(chat, cfg, understood, [])
     rules = load_rules(cfg.agent.action_rules or None)
     return Dialogue(
         chat, engines.for_agent(), sender, devices, rules, cfg.agent.default_user, understood

@@ -75,7 +75,11 @@ class TurnTools:
         prestart: list[Prestart] | None = None,
         loop_mode: str = "auto",
         skills: Callable[[str, str, str], list[Tool]] | None = None,
+        quote: bool = False,
     ) -> None:
+        #: The household's documents are said in their own words, not retold by the model
+        #: (fayd.agent.tools.quote): for the bundled small model.
+        self.quote = quote
         self.loop = loop
         self.prestart = prestart or []
         self.loop_mode = loop_mode

@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 
 #: The model's answer when it needs no tool (the judge's "chit-chat") or has enough.
 NONE = "none"
-#: Tokens for one step's JSON: a tool's name and short arguments.
-STEP_TOKENS = 160
+#: Tokens for one step's JSON beyond its string arguments (braces, keys, the tool's name);
+#: each string argument adds ARG_CHARS * 2 (a token is rarely less than half a character).
+STEP_TOKENS = 64
 #: Heads the results in the model's context: what it may say, without saying how it knows.
 KNOWN = "What was looked up for this question (say it simply; never mention looking it up):"
 INSTRUCTIONS = (
@@ -40,7 +41,7 @@ INSTRUCTIONS = (
 )
 #: A string argument the model writes is at most this long: a step always fits STEP_TOKENS,
 #: so the grammar's JSON is never cut off unfinished.
-ARG_CHARS = 120
+ARG_CHARS = 60
 
 
 @dataclass
@@ -120,6 +121,16 @@ def _bounded(schema: Any) -> Any:
     return out
 
 
+def _strings(schema: Any) -> int:
+    """How many string values a schema's JSON can hold (a list's: counted once)."""
+    if isinstance(schema, list):
+        return sum(_strings(s) for s in schema)
+    if not isinstance(schema, dict):
+        return 0
+    own = 1 if schema.get("type") == "string" else 0
+    return own + sum(_strings(v) for k, v in schema.items() if k not in ("enum", "const"))
+
+
 def _described(tools: dict[str, Tool]) -> str:
     lines = []
     for tool in tools.values():
@@ -157,6 +168,7 @@ class ToolLoop:
         if not tools:
             return found
         schema = step_schema(tools)
+        budget = STEP_TOKENS + 2 * ARG_CHARS * max(_strings(t.schema) for t in tools.values())
         messages = [
             {"role": "system", "content": INSTRUCTIONS.format(tools=_described(tools))},
             *(history or [])[-4:],
@@ -165,7 +177,7 @@ class ToolLoop:
         seen: set[str] = set()
         while found.steps < self.steps:
             started = time.perf_counter()
-            step = await self._step(messages, schema, found)
+            step = await self._step(messages, schema, found, budget)
             if found.steps == 0:
                 found.judge_ms = (time.perf_counter() - started) * 1000
             found.steps += 1
@@ -202,14 +214,14 @@ class ToolLoop:
         return found
 
     async def _step(
-        self, messages: list[dict[str, str]], schema: dict[str, Any], found: Findings
+        self, messages: list[dict[str, str]], schema: dict[str, Any], found: Findings, budget: int
     ) -> dict[str, Any] | None:
         """The model's next step, checked; None when it fails or writes what does not fit."""
         try:
             text = await asyncio.to_thread(
                 self.llm.chat,
                 messages,
-                max_tokens=STEP_TOKENS,
+                max_tokens=budget,
                 temperature=0.0,
                 response_format={"type": "json_object", "schema": schema},
             )

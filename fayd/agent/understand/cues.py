@@ -304,9 +304,20 @@ _PLANS = re.compile(
 )
 
 
+#: "What time is it in Tokyo?": the clock knows only the time here (a household's MCP time
+#: server, or nobody, answers that; never the local time said as Tokyo's).
+_ELSEWHERE = re.compile(
+    r"\b(in|over in|out in) (?!the (morning|afternoon|evening|night)|here\b|this\b|bed\b)"
+    r"(new |los |san |hong |the )?[a-z]{3,}( [a-z]{3,})?( right now| now| at the moment| today)?"
+    r"[ ,]*(love|dear|please)?\s*[?.!]*$"
+)
+
+
 def fits_mood(intent: str, text: str) -> bool:
     """Asked or told as a request (a statement about a dance is not a request to dance)."""
     if intent in ("clock.date", "clock.time", "clock.until") and _PLANS.search(text):
+        return False
+    if intent in ("clock.date", "clock.time") and _ELSEWHERE.search(text):
         return False
     if intent in TOLD and intent not in ASKED and _STATEMENT.search(text):
         return False
