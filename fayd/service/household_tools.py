@@ -1,7 +1,9 @@
 """The household's tool sources for the model's look-ups (fayd.agent.tools): its documents
 (the knowledge base, ``fayd kb``; ``[tools] kb_folder`` kept in it) and its own MCP servers
 (``[tools] mcp_servers``, docs/mcp-client.md). One component: the servers start and stop with
-the daemon, and ``fayd status`` says how each is."""
+the daemon, and ``fayd status`` says how each is. ``give_tools`` hands them to the chat: the
+loop's model (the local one, or Fay's dual-model LAN server, ``llm.tools_url``), the
+read-only skills in each turn's context, and the configured prestart calls."""
 
 from __future__ import annotations
 
@@ -10,13 +12,25 @@ import logging
 import time
 from typing import Any
 
+from fayd.agent.chat import Chat
 from fayd.agent.language.text import language
-from fayd.agent.tools import Tool
+from fayd.agent.tools import (
+    READ_ONLY_SKILLS,
+    Prestart,
+    Tool,
+    Toolbox,
+    ToolLoop,
+    ToolSource,
+    TurnTools,
+)
+from fayd.agent.tools.skills import skill_tools
+from fayd.agent.understanding import Understanding
 from fayd.config import Config
 from fayd.embedding import EmbedderLike
 from fayd.kb import KnowledgeBase
 from fayd.kb.knowledge import FILE_NAME
 from fayd.kb.tools import KB_LIST_SOURCES, KB_LIST_SOURCES_SCHEMA, KB_SEARCH, KB_SEARCH_SCHEMA
+from fayd.llm import ChatLlm
 from fayd.mcp.client import McpTools
 from fayd.mcp.client_config import parse_servers
 
@@ -136,3 +150,38 @@ class ToolFailed(Exception):
 
 _KB_SEARCH = "Search the household's own documents (manuals, leaflets, notes, recipes)."
 _KB_LIST = "List the names of the household's documents (only when asked which there are)."
+
+
+def loop_model(cfg: Config, local: ChatLlm | None) -> ChatLlm | None:
+    """The model that chooses the tools: the LAN server of ``llm.tools_url``, else the one
+    that answers."""
+    if not cfg.llm.tools_url:
+        return local
+    from fayd.llm.remote import RemoteLlm
+
+    llm = cfg.llm
+    return RemoteLlm(
+        llm.tools_url, model=llm.remote_model, api_key=llm.api_key, timeout_s=llm.timeout_s
+    )
+
+
+def give_tools(
+    chat: Chat, cfg: Config, understood: Understanding | None, sources: list[ToolSource]
+) -> None:
+    """Set ``chat.tools`` (left None without a model: the reply says the model is missing)."""
+    llm = loop_model(cfg, chat.llm)
+    if llm is None:
+        return
+    tools = cfg.tools
+    loop = ToolLoop(llm, Toolbox(sources=sources), tools.steps, tools.timeout_s, tools.result_chars)
+    own = None
+    if understood is not None:
+        u = understood
+
+        def own(user: str, device: str, lang: str) -> list:
+            return skill_tools(u.skills, lambda: u.context(user, device, lang), READ_ONLY_SKILLS)
+
+    prestart = [Prestart.parse(call) for call in tools.prestart]
+    # The bundled 135M model cannot retell a passage: documents are quoted (docs/tools.md).
+    bundled = not cfg.llm.model_path and not cfg.llm.url
+    chat.tools = TurnTools(loop, prestart, tools.loop, own, quote=bundled)
