@@ -48,9 +48,8 @@ from fayd.service.checkins import CareCheckIns, MedicationFromCheckIns
 from fayd.service.checkins import meaning as checkin_meaning
 from fayd.service.engines import Engines
 from fayd.service.household_alerts import HouseholdAlerts
-from fayd.service.household_tools import HouseholdTools
+from fayd.service.household_tools import HouseholdTools, give_tools
 from fayd.service.readings import StoredReadings
-from fayd.service.tools import give_tools
 from fayd.service.wellbeing import SaidWellbeing
 from fayd.store import Store
 from fayd.zone import household_zone, zone_name
