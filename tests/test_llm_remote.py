@@ -208,3 +208,29 @@ def test_a_server_that_is_down_is_reported_and_spoken_about(make_daemon) -> None
     # The person hears why; a script sees the turn failed.
     assert said.returncode == 1 and "the language model did not answer" in said.stderr
     assert "not answering" in said.stdout
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What does the boiler manual say about the pressure?", "Do you like cats?"],
+)
+async def test_the_tool_loop_on_a_lan_server_always_parses_and_never_repeats(
+    server: str, question: str
+) -> None:
+    """Fay's dual-model mode (``llm.tools_url``): the loop's JSON is written under the
+    server's own grammar (llama.cpp's ``response_format``) and checked again here."""
+    from fayd.agent.tools import Tool, Toolbox, ToolLoop
+
+    calls: list[dict] = []
+
+    async def search(args: dict) -> str:
+        calls.append(args)
+        return "From boiler.md: The needle should be between 1 and 1.5 bar."
+
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
+    tool = Tool("kb_search", "Search the household's documents.", schema, search, source="kb")
+    llm = RemoteLlm(server, api_key=API_KEY, timeout_s=60)
+    loop = ToolLoop(llm, Toolbox([tool]), steps=30)
+    found = await loop.run(question)
+    assert found.invalid_json == 0 and found.ended in ("none", "repeats", "steps"), found.record()
+    assert len({json.dumps(c, sort_keys=True) for c in calls}) == len(calls) == len(found.calls)

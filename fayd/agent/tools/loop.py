@@ -226,7 +226,7 @@ class ToolLoop:
                 response_format={"type": "json_object", "schema": schema},
             )
         except Exception as exc:  # a model that fails here leaves the reply to the chat
-            log.warning("tool loop: the model failed: %s", type(exc).__name__)
+            log.warning("tool loop: the model failed: %s: %s", type(exc).__name__, exc)
             return None
         try:
             step = json.loads(text)
