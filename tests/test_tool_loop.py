@@ -134,3 +134,35 @@ async def test_without_prestart_the_knowledge_base_is_searched_first() -> None:
         )
         is None
     )
+
+
+async def test_a_prestart_kept_in_history_stays_with_its_question(tmp_path) -> None:
+    """Fay's include_history: the results are stored with the question, and the next turns'
+    history has them (fayd.store.records.history); a call not kept is not."""
+    from fayd.agent.chat import _kept
+    from fayd.store import Store, records
+
+    docs = Recorded()
+    tools = TurnTools(
+        ToolLoop(None, Toolbox([kb(docs)])),  # type: ignore[arg-type]
+        [Prestart("kb_search", {"query": "{{question}}"}, include_history=True)],
+        loop_mode="off",
+    )
+    found = await tools.gather("boiler pressure?", "ann", "kitchen", "en", [])
+    store = Store(tmp_path / "fayd.db")
+    try:
+        talk = await store.run(records.conversation_for, "ann", "kitchen")
+        await store.run(
+            records.record_turn, talk, "boiler pressure?", "1 to 1.5 bar.", _kept(found)
+        )
+        await store.run(records.record_turn, talk, "thanks", "You're welcome.", _kept(None))
+        history = await store.run(records.history, talk, 4)
+    finally:
+        store.close()
+    assert BOILER in history[0]["content"] and history[0]["content"].startswith("boiler pressure?")
+    assert history[2]["content"] == "thanks" and BOILER not in history[1]["content"]
+    unkept = TurnTools(
+        ToolLoop(None, Toolbox([kb(docs)])),
+        loop_mode="off",  # type: ignore[arg-type]
+    )
+    assert "knowledge" not in _kept(await unkept.gather("boiler?", "ann", "k", "en", []))

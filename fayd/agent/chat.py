@@ -176,7 +176,7 @@ class Chat:
                     "timings": turn.timings,
                     "decision": turn.decision,
                     **verdict(guards),
-                    **({"tools": found.record()} if found is not None else {}),
+                    **_kept(found),
                     **({} if speaks else {"rejected": "language", "fallback": True}),
                 }
                 if await self._record_turn(turn, conversation, meta):
@@ -496,6 +496,15 @@ class Chat:
             options["seed"] = random.randrange(1, 2**31)
             temperature = max(temperature, RETRY_TEMPERATURE)
         return temperature, options
+
+
+def _kept(found: Findings | None) -> dict[str, Any]:
+    """What the turn's record keeps of its look-ups: the calls, and the results that stay in
+    the history (``knowledge``: fayd.store.records.history)."""
+    if found is None:
+        return {}
+    kept = found.knowledge(kept_only=True)
+    return {"tools": found.record(), **({"knowledge": kept} if kept else {})}
 
 
 async def quoted_document(

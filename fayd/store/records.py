@@ -96,11 +96,16 @@ def history(db: sqlite_utils.Database, conversation_id: int, turns: int) -> list
     done = messages // 2
     keep = done if done < turns else turns + (done - turns) % turns
     rows = db.execute(
-        f"SELECT role, text FROM messages WHERE conversation_id = ? AND {_KEPT}"
-        " ORDER BY id DESC LIMIT ?",
+        f"SELECT role, text, json_extract(meta, '$.knowledge') FROM messages"
+        f" WHERE conversation_id = ? AND {_KEPT} ORDER BY id DESC LIMIT ?",
         [conversation_id, keep * 2],
     ).fetchall()
-    return [{"role": role, "content": text} for role, text in reversed(rows)]
+    # What was looked up for a question and kept (a prestart call's include_history) stays
+    # with the question, so later turns still have it.
+    return [
+        {"role": role, "content": f"{text}\n\n{known}" if known and role == "user" else text}
+        for role, text, known in reversed(rows)
+    ]
 
 
 #: Messages whose exchange was not rejected (both rows of a turn carry the same meta).

@@ -92,9 +92,9 @@ class TurnTools:
         outside = self.loop.toolbox.current()
         found = Findings()
         for call in self._prestart(outside):
-            found.calls.append(
-                await self.loop.call_tool(outside[call.tool], call.filled(question, user))
-            )
+            made = await self.loop.call_tool(outside[call.tool], call.filled(question, user))
+            made.kept = call.include_history
+            found.calls.append(made)
         if self.loop_mode == "off" or not outside:
             return found if found.calls else None
         own = self.skills(user, device, lang) if self.skills else []

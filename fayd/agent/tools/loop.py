@@ -53,6 +53,8 @@ class ToolCall:
     ms: float = 0.0
     #: Where the result came from ("kb", "mcp:time", "skill"): the turn's record cites it.
     source: str = ""
+    #: Kept with the question in the conversation's history (a prestart's include_history).
+    kept: bool = False
 
     def record(self) -> dict[str, Any]:
         out = {"tool": self.tool, "args": self.args, "ms": round(self.ms, 1), "source": self.source}
@@ -73,9 +75,10 @@ class Findings:
     judge_ms: float = 0.0
     ended: str = ""  # "none" (the model needed no more), "steps", "repeats", "failed"
 
-    def knowledge(self) -> str:
-        """The results as the model's background: the only facts its reply may state."""
-        found = [c for c in self.calls if c.result and not c.error]
+    def knowledge(self, kept_only: bool = False) -> str:
+        """The results as the model's background: the only facts its reply may state
+        (``kept_only``: those to keep in the history)."""
+        found = [c for c in self.calls if c.result and not c.error and (c.kept or not kept_only)]
         if not found:
             return ""
         lines = "\n".join(f"- {c.result}" for c in found)
