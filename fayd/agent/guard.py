@@ -158,6 +158,10 @@ def stop_strings(user: str, agent: str) -> list[str]:
         "<|endoftext|>",
         "\n- [",
         *(f"\n{name}:" for name in sorted(labels)),
+        # The tool loop's own words (fayd.agent.tools): a reply never speaks of its tools.
+        '{"tool"',
+        "kb_search",
+        "What was looked up",
     ]
 
 
