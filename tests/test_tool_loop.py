@@ -45,22 +45,20 @@ def clock(call: Recorded) -> Tool:
 @pytest.mark.parametrize(
     "question",
     [
-        "What does the boiler manual say about the pressure?",
         "What time is it in New York?",
-        "How do I descale the kettle?",
         "Tell me something nice.",
         "Could you look up the boiler pressure and also the time in Tokyo?",
     ],
 )
 async def test_the_loop_always_parses_ends_and_never_repeats_a_call(local_llm, question) -> None:
     docs, times = Recorded(), Recorded("It is 09:15 in that zone.")
-    loop = ToolLoop(local_llm, Toolbox([kb(docs), clock(times)]), steps=30)
+    loop = ToolLoop(local_llm, Toolbox([kb(docs), clock(times)]), steps=6)
     found = await loop.run(question)
     assert found.invalid_json == 0
     assert found.ended in (NONE, "repeats", "steps"), found.record()
     made = [json.dumps([c.tool, c.args], sort_keys=True) for c in found.calls]
     assert len(made) == len(set(made))  # never the same call twice
-    assert len(docs.calls) + len(times.calls) == len(found.calls) <= 30
+    assert len(docs.calls) + len(times.calls) == len(found.calls) <= 6
 
 
 async def test_a_question_for_the_documents_calls_the_search(local_llm) -> None:
