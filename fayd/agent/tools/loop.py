@@ -39,6 +39,11 @@ INSTRUCTIONS = (
     "Reply in JSON with the tool to call and its arguments. If the question is only chat,"
     ' or what was found already answers it, use the tool "none".'
 )
+#: Said to the model that asks for a call it already made.
+ALREADY = (
+    "{name} was already called with these arguments; its result is above. Call another tool"
+    ' or answer {{"tool": "none"}}.'
+)
 #: A string argument the model writes is at most this long: a step always fits STEP_TOKENS,
 #: so the grammar's JSON is never cut off unfinished.
 ARG_CHARS = 60
@@ -194,18 +199,12 @@ class ToolLoop:
             args = step.get("args", {})
             messages.append({"role": "assistant", "content": json.dumps(step, ensure_ascii=False)})
             key = json.dumps([name, args], sort_keys=True, ensure_ascii=False)
-            if key in seen:
+            if key in seen:  # never run twice; the model is told, a second repeat ends it
                 found.repeats_refused += 1
                 if found.repeats_refused >= 2:
                     found.ended = "repeats"
                     break
-                messages.append(
-                    {
-                        "role": "user",
-                        "content": f"{name} was already called with these arguments; its result"
-                        ' is above. Call another tool or answer {"tool": "none"}.',
-                    }
-                )
+                messages.append({"role": "user", "content": ALREADY.format(name=name)})
                 continue
             seen.add(key)
             call = await self.call_tool(tools[name], args)
