@@ -114,13 +114,16 @@ class Chat:
         history = self._clean(stored, turn.user)
         context = await self._context(turn, conversation or 0, history)
         found = await look_up(self.tools if self.llm else None, turn, history)
-        if found is not None and found.knowledge():
-            context = "\n\n".join(part for part in (found.knowledge(), context) if part)
+        quoted = await quoted_document(self.tools, self._embedder, turn, found)
+        # A model that cannot retell a passage is never given one: the documents are
+        # quoted, or (nothing close enough) left out, not garbled into its reply.
+        retells = self.tools is not None and not self.tools.quote
+        known = found.knowledge(retold=retells) if found is not None else ""
+        context = "\n\n".join(part for part in (known, context) if part)
         messages = self.messages(history, turn.question, context)
         earlier = [m["content"] for m in history if m["role"] == "assistant"]
         guards: list[guard.ReplyGuard] = []
         speaks = language(turn.question) in model_languages(self.llm_cfg)
-        quoted = await quoted_document(self.tools, self._embedder, turn, found)
         try:
             if quoted is not None:  # the household's document, in its own words
                 turn.mark("llm_first_sentence_ms")

@@ -111,7 +111,7 @@ class HouseholdTools:
                 :PASSAGES
             ]
             if not related:
-                return "Nothing in the household's documents is about that."
+                return ""  # nothing found: the loop tells the model so
             return "\n".join(f"From {h.source}: {h.text}" for h in related)
 
         async def sources(args: dict[str, Any]) -> str:

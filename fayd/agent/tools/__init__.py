@@ -97,6 +97,11 @@ class TurnTools:
             found.calls.append(made)
         if self.loop_mode == "off" or not outside:
             return found if found.calls else None
+        if self.quote and found.knowledge():
+            # The small model that cannot retell a passage cannot choose tools either (it
+            # sent the documents' questions to the time server with made-up zones): what
+            # the prestart found is the answer.
+            return found
         own = self.skills(user, device, lang) if self.skills else []
         looped = await self.loop.run(question, history, extra=own)
         looped.calls[:0] = found.calls

@@ -80,10 +80,16 @@ class Findings:
     judge_ms: float = 0.0
     ended: str = ""  # "none" (the model needed no more), "steps", "repeats", "failed"
 
-    def knowledge(self, kept_only: bool = False) -> str:
+    def knowledge(self, kept_only: bool = False, retold: bool = True) -> str:
         """The results as the model's background: the only facts its reply may state
-        (``kept_only``: those to keep in the history)."""
-        found = [c for c in self.calls if c.result and not c.error and (c.kept or not kept_only)]
+        (``kept_only``: those to keep in the history; ``retold``: False leaves out the
+        documents' passages, for a model that cannot retell them)."""
+        found = [
+            c
+            for c in self.calls
+            if c.result and not c.error and (c.kept or not kept_only)
+            if retold or c.source != "kb"
+        ]
         if not found:
             return ""
         lines = "\n".join(f"- {c.result}" for c in found)
@@ -209,7 +215,7 @@ class ToolLoop:
             seen.add(key)
             call = await self.call_tool(tools[name], args)
             found.calls.append(call)
-            said = call.result if not call.error else f"failed: {call.error}"
+            said = f"failed: {call.error}" if call.error else call.result or "nothing found"
             messages.append({"role": "user", "content": f"Result of {name}: {said}"})
         else:
             found.ended = "steps"
