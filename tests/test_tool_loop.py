@@ -164,3 +164,19 @@ async def test_a_prestart_kept_in_history_stays_with_its_question(tmp_path) -> N
         loop_mode="off",  # type: ignore[arg-type]
     )
     assert "knowledge" not in _kept(await unkept.gather("boiler?", "ann", "k", "en", []))
+
+
+def test_a_tool_of_open_arguments_is_written_with_none_of_its_own() -> None:
+    """An open object (no additionalProperties) let the small model write nested keys until
+    its tokens ran out, mid-string: the step schema closes it and bounds its strings."""
+    import jsonschema
+
+    loose = Tool("timer_left", "Time left.", {"type": "object", "properties": {}}, Recorded())
+    schema = step_schema({"timer_left": loose, "kb_search": kb(Recorded())})
+    jsonschema.validate({"tool": "timer_left", "args": {}}, schema)
+    for wrong in (
+        {"tool": "timer_left", "args": {"nested": {"deeper": "x"}}},
+        {"tool": "kb_search", "args": {"query": "x" * 61}},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(wrong, schema)

@@ -103,9 +103,23 @@ def cmd_status(cfg: Config, args: argparse.Namespace) -> int:
             f"{ha['open_alerts']} open alerts, {ha['acknowledged']} acknowledged there"
             + (f", {ha['refused']} presses refused" if ha["refused"] else "")
         )
+    if tools := status.get("tools"):
+        for line in _tools_lines(tools):
+            print(line)
     for p in status["last_problems"][-5:]:
         print(f"recent {p['level'].lower()}: {p['message']}")
     return 0
+
+
+def _tools_lines(tools: dict[str, Any]) -> list[str]:
+    """The household's documents and MCP servers (docs/tools.md)."""
+    lines = [f"documents: {tools['documents']} ({tools['chunks']} passages)"]
+    for server in tools["mcp_servers"]:
+        state = server["state"]
+        how = f"{len(server['tools'])} tools" if state == "up" else server["reason"] or state
+        again = f", restarted {server['restarts']}×" if server["restarts"] else ""
+        lines.append(f"mcp server {server['name']}: {state} ({how}{again})")
+    return lines
 
 
 def _state_word(status: dict[str, Any]) -> str:

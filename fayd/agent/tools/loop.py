@@ -124,7 +124,9 @@ def step_schema(tools: dict[str, Tool]) -> dict[str, Any]:
 
 
 def _bounded(schema: Any) -> Any:
-    """``schema`` with every string given a maxLength (ARG_CHARS) unless it has a shorter one."""
+    """``schema`` as the model may write it: every string at most ARG_CHARS long, and an
+    object only the properties it names (an open one let the small model write nested keys
+    until its tokens ran out, mid-string)."""
     if isinstance(schema, list):
         return [_bounded(s) for s in schema]
     if not isinstance(schema, dict):
@@ -132,6 +134,9 @@ def _bounded(schema: Any) -> Any:
     out = {k: _bounded(v) for k, v in schema.items()}
     if out.get("type") == "string" and "enum" not in out and "const" not in out:
         out["maxLength"] = min(out.get("maxLength", ARG_CHARS), ARG_CHARS)
+    if out.get("type") == "object":
+        out["additionalProperties"] = False
+        out.setdefault("properties", {})
     return out
 
 

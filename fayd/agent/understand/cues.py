@@ -310,6 +310,7 @@ _ELSEWHERE = re.compile(
     r"\b(in|over in|out in) (?!the (morning|afternoon|evening|night)|here\b|this\b|bed\b)"
     r"(new |los |san |hong |the )?[a-z]{3,}( [a-z]{3,})?( right now| now| at the moment| today)?"
     r"[ ,]*(love|dear|please)?\s*[?.!]*$"
+    r"|\bthere( right)?( now| at the moment)?[ ,]*(love|dear|please)?\s*[?.!]*$"
 )
 
 
