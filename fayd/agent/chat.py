@@ -156,9 +156,7 @@ class Chat:
                 )
                 log.debug("turn %d: the rejected reply: %s", turn.id, words(judge.detail))
             honest = claims.instead(turn.question, guards)  # the model claimed an action
-            if quoted is not None:
-                pass
-            elif honest is not None and not turn.stop.is_set():
+            if honest is not None and not turn.stop.is_set():
                 turn.mark("llm_first_sentence_ms")
                 turn.sentences.append(honest)
                 yield honest

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fayd.agent.tools.loop import Findings, ToolCall, ToolLoop
-from fayd.agent.tools.toolbox import Tool, Toolbox, ToolSource, as_text
+from fayd.agent.tools.toolbox import Tool, Toolbox, ToolSource
 
 __all__ = ["READ_ONLY_SKILLS", "Findings", "Prestart", "Tool", "ToolCall", "ToolLoop"]
 __all__ += ["ToolSource", "Toolbox"]
-__all__ += ["TurnTools", "as_text"]
+__all__ += ["TurnTools"]
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class TurnTools:
             # the prestart found is the answer.
             return found
         own = self.skills(user, device, lang) if self.skills else []
-        looped = await self.loop.run(question, history, extra=own)
+        looped = await self.loop.run(question, history, [*own, *outside.values()])
         looped.calls[:0] = found.calls
         return looped
 

@@ -178,11 +178,11 @@ class ToolLoop:
         self,
         question: str,
         history: list[dict[str, str]] | None = None,
-        extra: list[Tool] | None = None,
+        offered: list[Tool] | None = None,
     ) -> Findings:
         """The tools' findings for ``question`` (the recent ``history`` for what "it" is;
-        ``extra``: tools of this turn only, e.g. the read-only skills for its user)."""
-        tools = {t.name: t for t in extra or []} | self.toolbox.current()
+        ``offered``: this turn's tools, when the caller has read them; else the toolbox's)."""
+        tools = {t.name: t for t in offered} if offered is not None else self.toolbox.current()
         found = Findings()
         if not tools:
             return found

@@ -7,7 +7,6 @@ was said in so many words."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -49,16 +48,3 @@ class Toolbox:
         for source in self.sources:
             found.update((t.name, t) for t in source.tools())
         return found
-
-    def describe(self) -> list[dict[str, Any]]:
-        return [
-            {"name": t.name, "description": t.description, "schema": t.schema}
-            for t in self.current().values()
-        ]
-
-
-def as_text(result: Any) -> str:
-    """A tool's result as the model reads it: text as it is, anything else as JSON."""
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, ensure_ascii=False, default=str)
