@@ -96,6 +96,12 @@ class ApiConfig:
     host: str = "127.0.0.1"
     #: 0 picks a free port (written to the runtime file).
     port: int = 8731
+    #: Other names the box answers to when ``host`` is on the LAN (e.g. "fayd.local",
+    #: "192.168.1.20"): a request whose Host is none of these nor loopback is refused.
+    names: tuple[str, ...] = ()
+    #: Pages served elsewhere that may open a door with the token (a Fay avatar frontend:
+    #: "http://192.168.1.30:8080"); any other site's page is refused.
+    origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,19 @@ def _names(value: tuple[str, ...]) -> str:
     return f"{bad[0]!r} is not a host name or address" if bad else ""
 
 
+_ORIGIN_URL = _url(("http", "https"), "http://192.168.1.30:8080")
+
+
+def _origins(value: tuple[str, ...]) -> str:
+    """Each an origin: scheme, host and port, no path (a browser's Origin header)."""
+    for origin in value:
+        if problem := _ORIGIN_URL(origin):
+            return f"{origin!r}: {problem}"
+        if urlsplit(origin).path not in ("", "/"):
+            return f"{origin!r} is not an origin: give scheme, host and port, no path"
+    return ""
+
+
 def _clock_time(value: str) -> str:
     hour, _, minute = value.partition(":")
     digits = hour + minute
@@ -231,6 +244,8 @@ RULES: dict[str, Rule] = {
     "serial.max_backoff_s": _above(0),
     "api.host": _host,
     "api.port": _port("any free port"),
+    "api.names": _names,
+    "api.origins": _origins,
     "llm.url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
     "llm.tools_url": lambda v: v and _url(("http", "https"), "http://192.168.1.20:8080")(v),
     "llm.timeout_s": _above(0),

@@ -87,6 +87,77 @@ def test_the_guard_decides(request_scope: dict, status: int | None) -> None:
     assert (refusal[0] if refusal else None) == status, refusal
 
 
+class OneSession:
+    def csrf_of(self, session: str) -> str | None:
+        return "c" * 32 if session == "s" * 32 else None
+
+
+LOCKED = HttpGuard(
+    None,
+    "t" * 32,
+    allowed_hosts("127.0.0.1", 8731),
+    sessions=OneSession(),
+    public=("/login", "/static/"),
+    origins=("http://192.168.1.30:8080",),
+)
+HOST = {"host": "127.0.0.1:8731"}
+SESSION = {**HOST, "cookie": "other=1; fayd_session=" + "s" * 32}
+JSON = {"content_type": "application/json"}
+
+
+def at(path: str, method: str = "GET", kind: str = "http", query: str = "", **headers: str):
+    return {**scope(method, **headers), "path": path, "type": kind, "query_string": query.encode()}
+
+
+@pytest.mark.parametrize(
+    ("request_scope", "status"),
+    [
+        (at("/api/status", **SESSION), None),  # a live session reads
+        (at("/api/care/alerts.ack", "POST", **SESSION, **JSON, x_csrf_token="c" * 32), None),
+        (at("/api/care/alerts.ack", "POST", **SESSION, **JSON), 403),  # no CSRF token
+        (at("/api/care/alerts.ack", "POST", **SESSION, **JSON, x_csrf_token="c" * 31), 403),
+        (at("/api/status", **{**HOST, "cookie": "fayd_session=" + "x" * 32}), 401),  # expired
+        (at("/api/status", **{**HOST, "cookie": "fayd_session="}), 401),
+        (at("/login", **HOST), None),  # public: the login page
+        (at("/login", "POST", **HOST, **JSON), None),
+        (at("/login", "POST", **HOST, content_type="application/x-www-form-urlencoded"), 415),
+        (at("/login", **HOST, origin="http://evil.example"), 403),  # public, still same-origin
+        (at("/static/app.js", **HOST), None),
+        (at("/staticx", **HOST), 401),  # a prefix only where it ends in "/"
+        (at("/loginx", **HOST), 401),
+        (at("/ws", kind="websocket", query="token=" + "t" * 32, **HOST), None),
+        (at("/ws", kind="websocket", query="token=" + "t" * 31, **HOST), 401),
+        (at("/api/status", query="token=" + "t" * 32, **HOST), 401),  # query only for sockets
+        # an invited avatar frontend, cross-site by the browser's account, with the token
+        (
+            at(
+                "/ws",
+                kind="websocket",
+                query="token=" + "t" * 32,
+                origin="http://192.168.1.30:8080",
+                sec_fetch_site="cross-site",
+                **HOST,
+            ),
+            None,
+        ),
+        (at("/ws", kind="websocket", origin="http://192.168.1.30:8080", **HOST), 401),
+        (
+            at(
+                "/ws",
+                kind="websocket",
+                query="token=" + "t" * 32,
+                origin="http://x.example",
+                **HOST,
+            ),
+            403,
+        ),
+    ],
+)
+def test_sessions_public_paths_and_invited_pages(request_scope: dict, status: int | None) -> None:
+    refusal = LOCKED.refusal(request_scope)
+    assert (refusal[0] if refusal else None) == status, refusal
+
+
 def test_a_wildcard_bind_answers_to_loopback_names_and_given_ones() -> None:
     hosts = allowed_hosts("0.0.0.0", 80, ["fayd-box.local"])
     assert hosts == {"127.0.0.1:80", "localhost:80", "[::1]:80", "fayd-box.local:80"}

@@ -11,7 +11,8 @@ import contextlib
 import json
 import math
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
@@ -19,11 +20,12 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
 from fayd.auth import HttpGuard, allowed_hosts
 from fayd.auth.body_limit import KIB, MIB, BodyLimits
+from fayd.auth.http_guard import Sessions
 from fayd.care import CareError
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
@@ -166,7 +168,10 @@ def _who(user: Any, device: Any) -> str | None:
 Posted = Callable[[Control, Request, dict[str, Any]], Awaitable[JSONResponse]]
 
 
-def build_app(control: Control) -> Starlette:
+def build_app(control: Control, doors: Iterable[BaseRoute] = ()) -> Starlette:
+    """The control API's routes, and ``doors``: the other doors served on the same port
+    behind the same guard (fayd.web, fayd.doors, MCP over HTTP)."""
+
     def post(path: str, handler: Posted) -> Route:
         return Route(path, partial(_posted, handler, control), methods=["POST"])
 
@@ -182,6 +187,7 @@ def build_app(control: Control) -> Starlette:
             post("/api/serial/release", post_release_serial),
             Route("/api/backup", partial(post_backup, control), methods=["POST"]),
             *reminder_routes(control, _json_object),
+            *doors,
         ]
     )
 
@@ -317,15 +323,32 @@ async def post_care(control: Control, request: Request, body: dict[str, Any]) ->
         return _error(str(exc), 404)
 
 
+@dataclass(frozen=True)
+class Lock:
+    """What the guard in front of every door checks besides the token (fayd.auth)."""
+
+    #: Other host names of the box (``api.names``).
+    names: tuple[str, ...] = ()
+    #: Other sites' pages invited to use the token (``api.origins``).
+    origins: tuple[str, ...] = ()
+    #: Paths that need no token or session: the login page and its assets.
+    public: tuple[str, ...] = ()
+    #: The web page's logins (fayd.web), or None: the token alone opens.
+    sessions: Sessions | None = None
+
+
 class ApiServer:
     """Serves the app on host:port (0 = a free port, fixed at the first start), behind the
     guard: ``token`` and this server's own host names."""
 
-    def __init__(self, app: Starlette, host: str, port: int, token: str) -> None:
+    def __init__(
+        self, app: Starlette, host: str, port: int, token: str, lock: Lock | None = None
+    ) -> None:
         self.app = app
         self.host = host
         self.port = port
         self.token = token
+        self.lock = lock or Lock()
         self.started = asyncio.Event()
 
     @property
@@ -342,8 +365,17 @@ class ApiServer:
 
     async def run(self) -> None:
         sock = self._bind()
-        hosts = allowed_hosts(self.host, self.port)
-        guarded = HttpGuard(self.app, self.token, hosts, API_BODIES)
+        lock = self.lock
+        hosts = allowed_hosts(self.host, self.port, lock.names)
+        guarded = HttpGuard(
+            self.app,
+            self.token,
+            hosts,
+            API_BODIES,
+            sessions=lock.sessions,
+            public=lock.public,
+            origins=lock.origins,
+        )
         config = uvicorn.Config(
             guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
         )

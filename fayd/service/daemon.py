@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
+from starlette.routing import BaseRoute
+
 from fayd import __version__
 from fayd.auth import ensure_token, verify_ota_signature
 from fayd.auth.tokens import state_mode
@@ -28,7 +30,7 @@ from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
 from fayd.protocol import Alert, Topics, encode
-from fayd.service.api import ApiServer, build_app
+from fayd.service.api import ApiServer, Lock, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.engines import Engines, load_engines
 from fayd.service.health import assess
@@ -339,7 +341,10 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        self.api = ApiServer(build_app(self), cfg.api.host, self.ports.api, token)
+        lock = Lock(names=cfg.api.names, origins=cfg.api.origins)
+        self.api = ApiServer(
+            build_app(self, self._doors()), cfg.api.host, self.ports.api, token, lock
+        )
 
         backups = folder_of(cfg.state_dir)
         self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))
@@ -402,6 +407,11 @@ class Daemon:
         if interval:  # systemd arms the watchdog at READY=1
             sup, ping = self.supervisor, self.notifier.watchdog
             self.supervisor.start("watchdog", lambda: feed_watchdog(sup, ping, interval))
+
+    def _doors(self) -> list[BaseRoute]:
+        """The doors served beside the control API, on its port and behind its lock: the
+        web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
+        return []
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
