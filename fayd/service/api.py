@@ -333,6 +333,8 @@ class Lock:
     origins: tuple[str, ...] = ()
     #: Paths that need no token or session: the login page and its assets.
     public: tuple[str, ...] = ()
+    #: Prefixes of capability URLs a GET reaches with the right Host alone (fayd.doors.avatar).
+    shared: tuple[str, ...] = ()
     #: The web page's logins (fayd.web), or None: the token alone opens.
     sessions: Sessions | None = None
 
@@ -375,6 +377,7 @@ class ApiServer:
             sessions=lock.sessions,
             public=lock.public,
             origins=lock.origins,
+            shared=lock.shared,
         )
         config = uvicorn.Config(
             guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
