@@ -171,6 +171,19 @@ def test_bad_messages_get_an_error_frame_and_the_socket_goes_on(daemon: DaemonPr
     assert frames[-1]["Data"]["IsEnd"] == 1  # the socket still works
 
 
+def test_a_message_over_the_limit_closes_the_socket(daemon: DaemonProcess) -> None:
+    async def go() -> ConnectionClosed:
+        async with await frontend(daemon, "Hal") as ws:
+            await ws.send(json.dumps({"Text": "x" * 70_000}))
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 30)
+            return closed.value
+
+    closed = run(go())
+    assert closed.rcvd is not None and closed.rcvd.code == 1009  # message too big
+    assert daemon.api("GET", "/api/status", timeout=30).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("first", "why"),
     [
@@ -179,6 +192,7 @@ def test_bad_messages_get_an_error_frame_and_the_socket_goes_on(daemon: DaemonPr
         (json.dumps({"Username": "a\nb"}), "Username"),
         (json.dumps({"Username": ""}), "Username"),
         (json.dumps({"Username": "Al", "Output": "yes"}), "Output"),
+        (b"\x00", "JSON text"),
     ],
 )
 def test_a_bad_registration_is_closed_with_its_reason(

@@ -38,6 +38,7 @@ REGISTER_S = 30.0
 QUEUE = 512
 #: The keys a typed text may come in: Fay's ``/api/send`` body says ``msg``.
 TEXT_KEYS = ("Text", "text", "msg")
+REGISTER = '{"Username": ..., "Output": true|false}'
 #: A WebSocket close reason is at most 123 bytes.
 _REASON = 120
 
@@ -114,14 +115,17 @@ class AvatarDoor:
         await ws.accept()
         try:
             async with asyncio.timeout(REGISTER_S):
-                first = await ws.receive_text()
-            username, output = registration(parse(first))
-        except (TimeoutError, Refused, KeyError) as exc:
-            reason = 'register first: {"Username": ..., "Output": true|false}'
-            reason = str(exc) if isinstance(exc, Refused) else reason
-            await _close(ws, 1008, reason)
+                first = await ws.receive()
+            if first["type"] == "websocket.disconnect":
+                return
+            if first.get("text") is None:
+                raise Refused(f"register with a JSON text message: {REGISTER}")
+            username, output = registration(parse(first["text"]))
+        except TimeoutError:
+            await _close(ws, 1008, f"register within {REGISTER_S:.0f} s: {REGISTER}")
             return
-        except WebSocketDisconnect:
+        except Refused as exc:
+            await _close(ws, 1008, str(exc))
             return
         scheme = "https" if ws.url.scheme == "wss" else "http"
         frontend = _Frontend(username, output, f"{scheme}://{ws.headers['host']}")
@@ -184,7 +188,7 @@ def parse(text: str) -> dict[str, Any]:
 def registration(message: dict[str, Any]) -> tuple[str, bool]:
     """(username, output) from a frontend's first message, or Refused saying why."""
     if "Username" not in message:
-        raise Refused('register first: {"Username": ..., "Output": true|false}')
+        raise Refused(f"register first: {REGISTER}")
     try:
         username = check_name("Username", message["Username"])
     except BadText as exc:

@@ -323,6 +323,10 @@ async def post_care(control: Control, request: Request, body: dict[str, Any]) ->
         return _error(str(exc), 404)
 
 
+#: The largest WebSocket message a client may send, in bytes.
+WS_MAX = 64 * 1024
+
+
 @dataclass(frozen=True)
 class Lock:
     """What the guard in front of every door checks besides the token (fayd.auth)."""
@@ -380,7 +384,14 @@ class ApiServer:
             shared=lock.shared,
         )
         config = uvicorn.Config(
-            guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
+            guarded,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            date_header=False,
+            # A WebSocket message is a small JSON frame (fayd.doors.avatar); uvicorn's own
+            # default would take 16 MB into memory per message.
+            ws_max_size=WS_MAX,
         )
         server = QuietServer(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))
