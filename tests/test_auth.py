@@ -99,6 +99,7 @@ LOCKED = HttpGuard(
     sessions=OneSession(),
     public=("/login", "/static/"),
     origins=("http://192.168.1.30:8080",),
+    shared=("/avatar/audio/",),
 )
 HOST = {"host": "127.0.0.1:8731"}
 SESSION = {**HOST, "cookie": "other=1; fayd_session=" + "s" * 32}
@@ -154,6 +155,33 @@ def at(path: str, method: str = "GET", kind: str = "http", query: str = "", **he
     ],
 )
 def test_sessions_public_paths_and_invited_pages(request_scope: dict, status: int | None) -> None:
+    refusal = LOCKED.refusal(request_scope)
+    assert (refusal[0] if refusal else None) == status, refusal
+
+
+AUDIO = "/avatar/audio/" + "a" * 32 + ".wav"
+
+
+@pytest.mark.parametrize(
+    ("request_scope", "status"),
+    [
+        (at(AUDIO, **HOST), None),  # a capability URL: its path is the secret
+        (at(AUDIO, "HEAD", **HOST), None),
+        # an avatar page's <audio>, from wherever the page is served
+        (at(AUDIO, **HOST, sec_fetch_site="cross-site"), None),
+        (at(AUDIO, **HOST, origin="http://192.168.1.31:8080", sec_fetch_site="cross-site"), None),
+        (at(AUDIO, host="evil.example:8731"), 403),  # DNS rebinding: still the box's name
+        (at(AUDIO, host=""), 403),
+        (at(AUDIO, "POST", **HOST, **JSON), 401),  # GET only
+        (at(AUDIO, "DELETE", **HOST), 401),
+        (at(AUDIO, kind="websocket", **HOST), 401),
+        (at("/avatar/audiox", **HOST), 401),  # the prefix only
+        (at("/avatar/", **HOST), 401),
+    ],
+)
+def test_shared_capability_urls_need_the_host_alone(
+    request_scope: dict, status: int | None
+) -> None:
     refusal = LOCKED.refusal(request_scope)
     assert (refusal[0] if refusal else None) == status, refusal
 

@@ -49,6 +49,9 @@ class Dialogue:
         self.default_user = default_user
         self.gates = Gates()
         self.conversations: dict[str, Conversation] = {}
+        #: Devices outside the registry (an avatar's WebSocket): their sender, and whether
+        #: a reply is spoken there (asked at each reply's start).
+        self.attached: dict[str, tuple[Sender, Callable[[], bool]]] = {}
 
     # --- the Listener port: what the device hub hands over --------------------------------
     def heard(
@@ -100,6 +103,15 @@ class Dialogue:
         found = self.conversations.get(device)
         return found.heard_at if found else 0.0
 
+    # --- devices outside the registry --------------------------------------------------------
+    def attach(self, device: str, sender: Sender, speaks: Callable[[], bool]) -> None:
+        """A virtual device (fayd.doors.avatar): its replies go to ``sender``, spoken when
+        ``speaks()``; its turns run the same router, skills and memory as a device's. Call
+        before its first turn (a conversation keeps the sender it was made with)."""
+        if device in self.conversations and device not in self.attached:
+            raise ValueError(f"{device!r} already has a conversation with a registered device")
+        self.attached[device] = (sender, speaks)
+
     # --- the rest ----------------------------------------------------------------------------
     async def say(self, text: str, user: str | None, device: str | None) -> Turn | None:
         """A typed turn from the API (``fayd say``, ``fayd chat``): on ``device``'s
@@ -133,6 +145,8 @@ class Dialogue:
         found = self.conversations.get(device)
         if found is None:
             sender = self.sender if device != CLI else _Nowhere()
+            if device in self.attached:
+                sender = self.attached[device][0]
             found = Conversation(
                 device,
                 self.chat,
@@ -147,6 +161,10 @@ class Dialogue:
         return found
 
     def _output(self, device: str, sender: Sender) -> ReplyOutput:
+        if device in self.attached:
+            speaks = self.attached[device][1]()
+            tts = self.engines.tts if speaks else None
+            return ReplyOutput(sender, tts, device, None, self.rules, speaker=speaks)
         speaker = device != CLI and self.devices.has_role(device, "speaker")
         tts = self.engines.tts if speaker else None
         rate = self.devices.audio_out_rate(device)

@@ -17,7 +17,9 @@
 Checked in that order; the first failure answers 403, 401, 415 or 413 with a JSON error and
 the route never runs. WebSocket handshakes get checks 1-3 (refused as HTTP 403). Origins
 named in ``origins`` (an avatar frontend served elsewhere on the LAN, ``api.origins``) pass
-check 2 whatever their Sec-Fetch-Site; they still need the token."""
+check 2 whatever their Sec-Fetch-Site; they still need the token. A GET under a *shared*
+prefix (capability URLs: an avatar's speech, whose unguessable path is the secret and which
+a page's ``<audio>`` fetches from its own site, with no token) gets check 1 only."""
 
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ class HttpGuard:
         sessions: Sessions | None = None,
         public: Iterable[str] = (),
         origins: Iterable[str] = (),
+        shared: Iterable[str] = (),
     ) -> None:
         if len(token) < 16:
             raise ValueError("an HTTP token must be at least 16 characters")
@@ -84,6 +87,8 @@ class HttpGuard:
         self.sessions = sessions
         #: Paths (exact, or a prefix ending in "/") that need no token: the login page.
         self.public = tuple(public)
+        #: Prefixes (ending in "/") of capability URLs: a GET needs only the right Host.
+        self.shared = tuple(p for p in shared if p.endswith("/"))
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket"):
@@ -116,6 +121,8 @@ class HttpGuard:
         host = headers.get(b"host", b"").decode("latin-1").lower()
         if host not in self.hosts:
             return 403, f"Host {host!r} is not this server (allowed: {sorted(self.hosts)})"
+        if self._is_shared(scope):
+            return None
         origin = headers.get(b"origin")
         origin_name = origin.decode("latin-1").lower() if origin is not None else None
         invited = origin_name in self.foreign_origins
@@ -136,6 +143,11 @@ class HttpGuard:
 
     def _is_public(self, path: str) -> bool:
         return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.public)
+
+    def _is_shared(self, scope: dict[str, Any]) -> bool:
+        if scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD"):
+            return False
+        return any(scope.get("path", "").startswith(p) for p in self.shared)
 
     def _unsigned(
         self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bool

@@ -323,6 +323,10 @@ async def post_care(control: Control, request: Request, body: dict[str, Any]) ->
         return _error(str(exc), 404)
 
 
+#: The largest WebSocket message a client may send, in bytes.
+WS_MAX = 64 * 1024
+
+
 @dataclass(frozen=True)
 class Lock:
     """What the guard in front of every door checks besides the token (fayd.auth)."""
@@ -333,6 +337,8 @@ class Lock:
     origins: tuple[str, ...] = ()
     #: Paths that need no token or session: the login page and its assets.
     public: tuple[str, ...] = ()
+    #: Prefixes of capability URLs a GET reaches with the right Host alone (fayd.doors.avatar).
+    shared: tuple[str, ...] = ()
     #: The web page's logins (fayd.web), or None: the token alone opens.
     sessions: Sessions | None = None
 
@@ -375,9 +381,17 @@ class ApiServer:
             sessions=lock.sessions,
             public=lock.public,
             origins=lock.origins,
+            shared=lock.shared,
         )
         config = uvicorn.Config(
-            guarded, log_level="warning", lifespan="off", access_log=False, date_header=False
+            guarded,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            date_header=False,
+            # A WebSocket message is a small JSON frame (fayd.doors.avatar); uvicorn's own
+            # default would take 16 MB into memory per message.
+            ws_max_size=WS_MAX,
         )
         server = QuietServer(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))

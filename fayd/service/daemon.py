@@ -26,6 +26,7 @@ from fayd.auth.tokens import state_mode
 from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
+from fayd.doors import avatar
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
@@ -341,7 +342,7 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        lock = Lock(names=cfg.api.names, origins=cfg.api.origins)
+        lock = Lock(names=cfg.api.names, origins=cfg.api.origins, shared=avatar.SHARED)
         self.api = ApiServer(
             build_app(self, self._doors()), cfg.api.host, self.ports.api, token, lock
         )
@@ -411,7 +412,8 @@ class Daemon:
     def _doors(self) -> list[BaseRoute]:
         """The doors served beside the control API, on its port and behind its lock: the
         web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
-        return []
+        assert self.parts is not None
+        return [*avatar.AvatarDoor(self.parts.dialogue).routes()]
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If

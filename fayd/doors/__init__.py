@@ -1,0 +1,1 @@
+"""The doors on the API's port besides the control API, each behind its lock."""
