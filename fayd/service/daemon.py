@@ -18,21 +18,19 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
-from starlette.routing import BaseRoute
-
 from fayd import __version__
 from fayd.auth import ensure_token, verify_ota_signature
 from fayd.auth.tokens import state_mode
 from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
-from fayd.doors import avatar
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
 from fayd.protocol import Alert, Topics, encode
-from fayd.service.api import ApiServer, Lock, build_app
+from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
+from fayd.service.doors import open_doors
 from fayd.service.engines import Engines, load_engines
 from fayd.service.health import assess
 from fayd.service.heap import limit_arenas, trim_forever
@@ -342,9 +340,9 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        lock = Lock(names=cfg.api.names, origins=cfg.api.origins, shared=avatar.SHARED)
+        doors = open_doors(cfg, parts)
         self.api = ApiServer(
-            build_app(self, self._doors()), cfg.api.host, self.ports.api, token, lock
+            build_app(self, doors.routes), cfg.api.host, self.ports.api, token, doors.lock
         )
 
         backups = folder_of(cfg.state_dir)
@@ -408,12 +406,6 @@ class Daemon:
         if interval:  # systemd arms the watchdog at READY=1
             sup, ping = self.supervisor, self.notifier.watchdog
             self.supervisor.start("watchdog", lambda: feed_watchdog(sup, ping, interval))
-
-    def _doors(self) -> list[BaseRoute]:
-        """The doors served beside the control API, on its port and behind its lock: the
-        web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
-        assert self.parts is not None
-        return [*avatar.AvatarDoor(self.parts.dialogue).routes()]
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
