@@ -26,6 +26,7 @@ from fayd.auth.tokens import state_mode
 from fayd.care import admin as care_admin
 from fayd.config import Config
 from fayd.devices.ota import OtaError, OtaFile
+from fayd.doors import openai_api
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
@@ -411,7 +412,12 @@ class Daemon:
     def _doors(self) -> list[BaseRoute]:
         """The doors served beside the control API, on its port and behind its lock: the
         web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
-        return []
+        assert self.parts is not None
+        dialogue = self.parts.dialogue
+        return [
+            # A turn on the administrator's conversation, as `fayd say` (the token's holder).
+            *openai_api.routes(lambda t, u, said: dialogue.say(t, u, None, said), self.started_at),
+        ]
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If

@@ -1,0 +1,1 @@
+"""Doors beside the control API, on its port and behind its lock (fayd.auth.HttpGuard)."""
