@@ -174,6 +174,7 @@ async def _events(answer: _Answer, reply: Reply, first: str | None) -> AsyncIter
         await reply.turn()
         yield _sse(answer.chunk({}, "stop"))
     except Refused as refused:  # after the headers: OpenAI streams an error event
+        reply.abandon()
         yield _sse(refused.body())
     except BaseException:
         reply.abandon()
