@@ -53,7 +53,16 @@ class Announcement:
     tone: bool = False
 
 
-Utterance = Spoken | TextIn | Announcement
+@dataclass(frozen=True)
+class Typed:
+    """Typed text whose reply's sentences ``said`` is also told, as they are delivered
+    (the OpenAI door streams them to its client)."""
+
+    text: TextIn
+    said: Callable[[str], None]
+
+
+Utterance = Spoken | TextIn | Typed | Announcement
 
 
 class Conversation:
@@ -205,8 +214,11 @@ class Conversation:
                 return None
             source = "voice"
         else:
-            question, user, source = item.text, item.user or user, "text"
+            typed = item.text if isinstance(item, Typed) else item
+            question, user, source = typed.text, typed.user or user, "text"
         turn = Turn(user=user, device=self.device, question=question, source=source)
+        if isinstance(item, Typed):
+            turn.said = item.said
         turn.timings.update(timings)
         ended = "failed"
         try:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fayd.agent.chat import Chat
-from fayd.agent.conversation import Announcement, Conversation, Spoken
+from fayd.agent.conversation import Announcement, Conversation, Spoken, Typed
 from fayd.agent.expression import ActionRules
 from fayd.agent.listening import Gates
 from fayd.agent.output import ReplyOutput
@@ -113,11 +113,19 @@ class Dialogue:
         self.attached[device] = (sender, speaks)
 
     # --- the rest ----------------------------------------------------------------------------
-    async def say(self, text: str, user: str | None, device: str | None) -> Turn | None:
-        """A typed turn from the API (``fayd say``, ``fayd chat``): on ``device``'s
-        conversation (spoken there) when one is named, else on the CLI's."""
+    async def say(
+        self,
+        text: str,
+        user: str | None,
+        device: str | None,
+        said: Callable[[str], None] | None = None,
+    ) -> Turn | None:
+        """A typed turn from the API (``fayd say``, ``fayd chat``, the OpenAI door): on
+        ``device``'s conversation (spoken there) when one is named, else on the CLI's;
+        ``said`` is told each sentence of the reply as it is delivered."""
         conversation = self._conversation(device or CLI)
-        return await conversation.ask(TextIn(text, user=user))
+        typed = TextIn(text, user=user)
+        return await conversation.ask(Typed(typed, said) if said is not None else typed)
 
     @property
     def busy(self) -> bool:

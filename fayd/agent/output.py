@@ -81,6 +81,8 @@ class ReplyOutput:
                     feeling["action"] = action
                 text = Human(key="text", text=sentence, is_first=first, **feeling)
                 self.sender.send(self.device, text)
+                if turn.said is not None:
+                    turn.said(sentence)
                 if speak:
                     try:
                         seq = await self._speak(turn, sentence, stream, seq, first, feeling)

@@ -8,7 +8,7 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,8 @@ class Turn:
     model_may_run: threading.Event = field(default_factory=_set_event)
     #: This turn's number since the daemon started (its log lines carry it).
     id: int = field(default_factory=lambda: next(_numbers))
+    #: Told each sentence as it is delivered, beside the device (the OpenAI door streams them).
+    said: Callable[[str], None] | None = None
 
     @contextlib.contextmanager
     def hold_model(self) -> Iterator[None]:

@@ -38,8 +38,12 @@ from fayd.service.care_rules import RULE_OPS, rule_shape_problem
 #: The largest request body of each route family, refused unread above (fayd.auth.body_limit,
 #: docs/security.md "Quotas"). An update carries at most 1 MiB of files (ota.MAX_TOTAL): 1.4 MB
 #: in base64, with its manifest. Every other body is a small JSON object: the longest, a text
-#: of 4,000 characters, is 48 KB even with every character written as a JSON escape.
-API_BODIES = BodyLimits(default=64 * KIB, routes=((r"/api/devices/[^/]+/ota", 2 * MIB),))
+#: of 4,000 characters, is 48 KB even with every character written as a JSON escape. An
+#: OpenAI client sends its whole conversation each time (fayd reads only the last message).
+API_BODIES = BodyLimits(
+    default=64 * KIB,
+    routes=((r"/api/devices/[^/]+/ota", 2 * MIB), (r"/v1/chat/completions", 1 * MIB)),
+)
 
 
 class QuietServer(uvicorn.Server):

@@ -340,7 +340,7 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        doors = open_doors(cfg, parts)
+        doors = open_doors(cfg, parts, self.started_at)
         self.api = ApiServer(
             build_app(self, doors.routes), cfg.api.host, self.ports.api, token, doors.lock
         )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from starlette.routing import BaseRoute
 
 from fayd.config import Config
-from fayd.doors import avatar
+from fayd.doors import avatar, openai_api
 from fayd.service.api import Lock
 from fayd.service.wiring import Parts
 
@@ -20,7 +20,12 @@ class Doors:
     lock: Lock = field(default_factory=Lock)
 
 
-def open_doors(cfg: Config, parts: Parts) -> Doors:
-    routes: list[BaseRoute] = [*avatar.AvatarDoor(parts.dialogue).routes()]
+def open_doors(cfg: Config, parts: Parts, started_at: float) -> Doors:
+    dialogue = parts.dialogue
+    routes: list[BaseRoute] = [
+        *avatar.AvatarDoor(dialogue).routes(),
+        # A turn on the administrator's conversation, as `fayd say` (the token's holder).
+        *openai_api.routes(lambda t, u, said: dialogue.say(t, u, None, said), started_at),
+    ]
     lock = Lock(names=cfg.api.names, origins=cfg.api.origins, shared=avatar.SHARED)
     return Doors(routes, lock)
