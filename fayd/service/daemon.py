@@ -42,6 +42,7 @@ from fayd.service.model_watch import ModelWatch
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
+from fayd.service.web_door import DaemonHousehold, alert_to_live, feed_live
 from fayd.service.wiring import Parts, Reminding, build
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
@@ -57,6 +58,7 @@ from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
 from fayd.transport.retained import REPLAY_S, RetainedJanitor
 from fayd.transport.router import Router
+from fayd.web import WebPage
 from fayd.zone import household_zone
 
 log = logging.getLogger(__name__)
@@ -195,6 +197,8 @@ class Daemon:
         #: (device, kind) of retained hellos and presences logged as not of now since the
         #: link's last connect.
         self._told_replayed: set[tuple[str, str]] = set()
+        #: The household page (fayd.web): its logins, and the live updates of open pages.
+        self.web = WebPage.of(cfg.state_dir)
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -324,10 +328,12 @@ class Daemon:
 
         def announce(alert: Alert) -> None:
             self.link.announce(topics.alert(alert.id), encode(alert))
+            alert_to_live(self.web.live, alert)
 
         def conclude(alert: Alert) -> None:  # acknowledged or resolved (fayd.care)
             self.link.announce(topics.alert(alert.id), b"")
             self.link.publish(topics.alert(alert.id), encode(alert), retain=False)
+            alert_to_live(self.web.live, alert)
 
         sender = Router(self.link, self.serial)
         parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
@@ -341,7 +347,7 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        lock = Lock(names=cfg.api.names, origins=cfg.api.origins)
+        lock = Lock(cfg.api.names, cfg.api.origins, self.web.public, self.web.sessions)
         self.api = ApiServer(
             build_app(self, self._doors()), cfg.api.host, self.ports.api, token, lock
         )
@@ -411,7 +417,10 @@ class Daemon:
     def _doors(self) -> list[BaseRoute]:
         """The doors served beside the control API, on its port and behind its lock: the
         web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
-        return []
+        assert self.store is not None and self.parts is not None
+        feed_live(self.web.live, self.parts.registry)
+        household = DaemonHousehold(self.store, self.parts, self.cfg.agent.default_user)
+        return [*self.web.routes(household)]
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
