@@ -29,8 +29,9 @@ class Session:
 
 @dataclass
 class Throttle:
-    """Wrong guesses slow the next ones: after ``free`` wrong guesses a client waits 1 s,
-    then 2, 4 … up to ``cap`` s before it may guess again. Kept per client and for all
+    """Wrong guesses slow the next ones: after ``free`` wrong guesses a client waits 5 s,
+    then 10, 20 … up to ``cap`` s before it may guess again (a mistyping relative waits a
+    little; a script gets a few hundred guesses a day). Kept per client and for all
     clients together (a larger ``free``), so many addresses do not multiply the guesses."""
 
     free: int
@@ -44,7 +45,7 @@ class Throttle:
     def failed(self, key: str, now: float) -> None:
         n = self.fails[key] = self.fails.get(key, 0) + 1
         if n > self.free:
-            self.until[key] = now + min(self.cap, 2.0 ** (n - self.free - 1))
+            self.until[key] = now + min(self.cap, 5.0 * 2.0 ** (n - self.free - 1))
         if len(self.fails) > 4096:  # a flood of addresses: forget the oldest
             self.fails.pop(next(iter(self.fails)))
 
