@@ -54,10 +54,10 @@ async function loadAlerts() {
   fill("alerts", alerts, (a) => el("li", { "data-alert": a.id },
     el("span", { class: `tag ${a.severity}` }, a.severity),
     el("span", { class: `tag ${a.state}` }, a.state),
-    el("span", { class: "grow" }, `${a.user || "someone"}: ${a.text} (${when(a.at)})`),
+    el("span", { class: "grow" }, `${a.user || "someone"}: ${a.text} (${when(a.opened_at)})`),
     a.state === "open"
       ? el("button", { class: "primary", type: "button", onclick: () => ack(a.id) }, "Acknowledge")
-      : el("span", { class: "muted" }, a.acked_by ? `by ${a.acked_by}` : "")));
+      : el("span", { class: "muted" }, a.closed_by ? `by ${a.closed_by}` : "")));
   if (!open.length) banner("");
 }
 
@@ -126,10 +126,12 @@ async function loadPeople() {
     return el("div", { "data-person": name }, el("h3", {}, name), list);
   }));
   $("people").replaceChildren(...blocks);
-  const select = $("digest-user");
-  const chosen = select.value;
-  select.replaceChildren(...people.map((n) => el("option", { value: n }, n)));
-  if (chosen) select.value = chosen;
+  for (const id of ["digest-user", "memory-user"]) {
+    const select = $(id);
+    const chosen = select.value;
+    select.replaceChildren(...people.map((n) => el("option", { value: n }, n)));
+    if (chosen) select.value = chosen;
+  }
   const { rules } = await api("POST", "/api/care/rules.list", {});
   fill("rules", rules, (r) => el("li", {}, el("strong", {}, r.name), el("span", { class: "grow" }, `${r.user}: ${r.text}`)), "No care rules yet.");
 }
@@ -154,7 +156,7 @@ async function loadTalk() {
 async function searchMemory(event) {
   event.preventDefault();
   try {
-    const { nodes } = await api("GET", `/api/web/memory?q=${encodeURIComponent($("memory-q").value)}`);
+    const { nodes } = await api("GET", `/api/web/memory?q=${encodeURIComponent($("memory-q").value)}&user=${encodeURIComponent($("memory-user").value)}`);
     fill("memory", nodes, (n) => el("li", {}, el("span", { class: "grow" }, n.content), el("span", { class: "muted" }, n.datetime || "")), "Nothing found.");
   } catch (e) {
     fill("memory", [], null, `Could not search: ${e.message}`);
