@@ -13,6 +13,9 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # libsystemd-dev and pkg-config: build systemd-python; the rest are runtime tools.
 APT_PACKAGES=(mosquitto socat espeak-ng sox strace libsystemd-dev pkg-config systemd shellcheck
     python3-venv python3-dev build-essential)
+# Developer mode only: the household page's browser tests drive Debian's chromium with
+# Playwright (never a browser download); the box itself needs no browser.
+DEV_APT_PACKAGES=(chromium)
 FAYD_ROOT="${FAYD_ROOT:-}"
 FAYD_INSTALL_SKIP_PYTHON="${FAYD_INSTALL_SKIP_PYTHON:-}"
 
@@ -22,7 +25,7 @@ Usage: ./install.sh [--system] [--help]
 
 Developer mode (default), run from the checkout:
   Debian packages: ${APT_PACKAGES[*]:0:7}
-                   ${APT_PACKAGES[*]:7};
+                   ${APT_PACKAGES[*]:7} ${DEV_APT_PACKAGES[*]};
   a virtual environment in .venv with llama-cpp-python ${LLAMA_VERSION}, fayd (editable, with the
   dev extra, and the systemd extra when it builds), then the default models.
   Without root it only lists the Debian packages that are missing.
@@ -174,6 +177,7 @@ install_llama() { # install_llama VENV
 
 developer_install() {
     local venv="$REPO/.venv"
+    APT_PACKAGES+=("${DEV_APT_PACKAGES[@]}")
     ensure_debian_packages
     find_python
     make_venv "$venv"

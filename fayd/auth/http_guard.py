@@ -5,7 +5,7 @@
 2. it carries no ``Origin`` (the CLI, curl) or the server's own (a page fayd serves later),
    and no ``Sec-Fetch-Site`` saying another site sent it (any cross-site browser request);
 3. it has ``Authorization: Bearer <token>`` (fayd.auth.tokens), compared in constant time,
-   or the cookie of a live web session (fayd.web) and, on a request with a body, that
+   or the cookie of a live web session (fayd.web) and, on any request but GET/HEAD, that
    session's CSRF token in ``X-CSRF-Token``; a WebSocket handshake may instead carry the
    token as ``?token=`` (a browser's WebSocket cannot send headers); a *public* path (the
    login page and its assets) needs none of these, but still checks 1, 2, 4 and 5;
@@ -35,6 +35,8 @@ from fayd.auth.body_limit import BodyLimits, TooLarge, check_declared, has_body,
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+#: Methods that change nothing: a session needs its CSRF token on every other (DELETE too).
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: Sec-Fetch-Site values a browser sends for a request the page's own origin did not make.
 FOREIGN_FETCH = frozenset({b"cross-site", b"same-site"})
 #: The web page's session cookie (fayd.web) and the header that carries its CSRF token.
@@ -85,7 +87,8 @@ class HttpGuard:
         #: Other sites' pages that may open a door here (with the token): avatar frontends.
         self.foreign_origins = frozenset(o.lower().rstrip("/") for o in origins)
         self.sessions = sessions
-        #: Paths (exact, or a prefix ending in "/") that need no token: the login page.
+        #: Paths (exact, or a prefix ending in "/"; "/" is exact) that need no token: the
+        #: login page.
         self.public = tuple(public)
         #: Prefixes (ending in "/") of capability URLs: a GET needs only the right Host.
         self.shared = tuple(p for p in shared if p.endswith("/"))
@@ -132,7 +135,8 @@ class HttpGuard:
             return 403, "cross-site requests are refused (Sec-Fetch-Site)"
         with_body = scope["type"] == "http" and scope.get("method") in BODY_METHODS
         if not self._is_public(scope.get("path", "")):
-            refused = self._unsigned(scope, headers, with_body)
+            unsafe = scope["type"] == "http" and scope.get("method") not in SAFE_METHODS
+            refused = self._unsigned(scope, headers, unsafe)
             if refused is not None:
                 return refused
         if with_body:
@@ -142,7 +146,10 @@ class HttpGuard:
         return None
 
     def _is_public(self, path: str) -> bool:
-        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.public)
+        # "/" alone is the root page, never a prefix: it would open every path.
+        return any(
+            path == p or (p != "/" and p.endswith("/") and path.startswith(p)) for p in self.public
+        )
 
     def _is_shared(self, scope: dict[str, Any]) -> bool:
         if scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD"):
@@ -150,10 +157,11 @@ class HttpGuard:
         return any(scope.get("path", "").startswith(p) for p in self.shared)
 
     def _unsigned(
-        self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bool
+        self, scope: dict[str, Any], headers: dict[bytes, bytes], unsafe: bool
     ) -> tuple[int, str] | None:
         """None when the request carries the token (header, or a WebSocket's ``?token=``)
-        or a live session (with its CSRF token on a request with a body), else why not."""
+        or a live session (with its CSRF token on a request that may change something),
+        else why not."""
         if hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
             return None
         if scope["type"] == "websocket":
@@ -166,7 +174,7 @@ class HttpGuard:
             session = cookie_parser(cookie.decode("latin-1")).get(SESSION_COOKIE, "")
             csrf = self.sessions.csrf_of(session) if session else None
             if csrf is not None:
-                if not body or hmac.compare_digest(headers.get(CSRF_HEADER, b""), csrf.encode()):
+                if not unsafe or hmac.compare_digest(headers.get(CSRF_HEADER, b""), csrf.encode()):
                     return None
                 return 403, "the session's CSRF token is missing or wrong (X-CSRF-Token)"
         return 401, "missing or wrong token: send Authorization: Bearer <token>"

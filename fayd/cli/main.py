@@ -323,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fayd.cli import memory as memory_cli
     from fayd.cli import reminders as reminders_cli
     from fayd.cli import today as today_cli
+    from fayd.cli import web as web_cli
 
     devices_cli.add_parser(sub)
     memory_cli.add_parser(sub)
@@ -333,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     backup_cli.add_parser(sub)
     care_cli.add_parser(sub)
     homeassistant_cli.add_parser(sub)
+    web_cli.add_parser(sub)
     return parser
 
 

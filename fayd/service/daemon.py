@@ -41,6 +41,7 @@ from fayd.service.model_watch import ModelWatch
 from fayd.service.notify import Notifier
 from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
+from fayd.service.web_door import alert_to_live
 from fayd.service.wiring import Parts, Reminding, build
 from fayd.service.workers import worker_pool
 from fayd.store import Store, records
@@ -56,6 +57,7 @@ from fayd.transport.hotplug import SerialWatcher
 from fayd.transport.mqtt import MqttLink
 from fayd.transport.retained import REPLAY_S, RetainedJanitor
 from fayd.transport.router import Router
+from fayd.web import WebPage
 from fayd.zone import household_zone
 
 log = logging.getLogger(__name__)
@@ -194,6 +196,8 @@ class Daemon:
         #: (device, kind) of retained hellos and presences logged as not of now since the
         #: link's last connect.
         self._told_replayed: set[tuple[str, str]] = set()
+        #: The household page (fayd.web): its logins, and the live updates of open pages.
+        self.web = WebPage.of(cfg.state_dir)
 
     async def run(self) -> None:
         logging.getLogger().addHandler(self.problems)
@@ -323,10 +327,12 @@ class Daemon:
 
         def announce(alert: Alert) -> None:
             self.link.announce(topics.alert(alert.id), encode(alert))
+            alert_to_live(self.web.live, alert)
 
         def conclude(alert: Alert) -> None:  # acknowledged or resolved (fayd.care)
             self.link.announce(topics.alert(alert.id), b"")
             self.link.publish(topics.alert(alert.id), encode(alert), retain=False)
+            alert_to_live(self.web.live, alert)
 
         sender = Router(self.link, self.serial)
         parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
@@ -340,7 +346,7 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        doors = open_doors(cfg, parts, self.started_at)
+        doors = open_doors(cfg, parts, store, self.web, self.started_at)
         self.api = ApiServer(
             build_app(self, doors.routes), cfg.api.host, self.ports.api, token, doors.lock
         )
