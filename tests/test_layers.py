@@ -41,6 +41,7 @@ LAYERS = {
     "homeassistant": 5,
     "mcp": 6,
     "doors": 6,  # the other doors on the API port (fayd.doors): served by the service
+    "web": 6,  # the household page (fayd.web): served by the service
     "service": 7,
     "cli": 8,
     "testing": 8,  # support for tests and benchmarks: may use any layer, the daemon none
