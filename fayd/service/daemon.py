@@ -29,6 +29,7 @@ from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
+from fayd.mcp.door import build_door as build_mcp_door
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, Lock, build_app
 from fayd.service.disk import DiskWatch
@@ -411,7 +412,9 @@ class Daemon:
     def _doors(self) -> list[BaseRoute]:
         """The doors served beside the control API, on its port and behind its lock: the
         web page, the avatar WebSocket, the OpenAI endpoint, MCP over HTTP."""
-        return []
+        mcp = build_mcp_door(self)  # its session manager is a component: no lifespan here
+        self.supervisor.start("mcp", mcp.run)
+        return [mcp.route]
 
     async def _until_listening(self) -> None:
         """Ready = the API answers and, when fayd owns the broker, devices can connect. If
