@@ -10,6 +10,7 @@ import asyncio
 import json
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ def test_remember_then_search_over_mcp(daemon: DaemonProcess) -> None:
         session(
             daemon,
             [
-                ("memory_remember", {"content": "Rose's cat is called Biscuit", "username": "rose"}),
+                ("memory_remember", {"content": "Rose's cat is Biscuit", "username": "rose"}),
                 ("memory_search", {"query": "what is the cat's name?", "username": "rose"}),
                 ("memory_search", {"query": "what is the cat's name?", "username": "bob"}),
             ],
@@ -200,7 +201,18 @@ def test_memory_added_by_another_process_is_recalled_without_a_restart(
     assert "Tuesday" not in say(daemon, "tom", question)  # tom's index is loaded now
     line = json.dumps({"content": f"tom said: {PLUMBER}"})
     added = subprocess.run(
-        [*daemon_fayd(), "memory", "add", "--jsonl", "-", "--user", "tom", "--no-llm"],
+        [
+            sys.executable,
+            "-m",
+            "fayd",
+            "memory",
+            "add",
+            "--jsonl",
+            "-",
+            "--user",
+            "tom",
+            "--no-llm",
+        ],
         input=line,
         env=daemon.env,
         capture_output=True,
@@ -214,12 +226,6 @@ def test_memory_added_by_another_process_is_recalled_without_a_restart(
     with sqlite3.connect(daemon.state / "fayd.db", timeout=10) as db:
         db.execute("DELETE FROM memory_nodes WHERE id = ?", [node])
     assert "Tuesday" not in say(daemon, "tom", question)
-
-
-def daemon_fayd() -> list[str]:
-    import sys
-
-    return [sys.executable, "-m", "fayd"]
 
 
 @pytest.mark.skipif(
@@ -249,3 +255,20 @@ def test_the_mcp_inspector_lists_and_calls_over_http(daemon: DaemonProcess) -> N
         timeout=120,
     )
     assert refused.returncode != 0
+
+
+async def test_speak_says_a_text_on_a_device(daemon: DaemonProcess) -> None:
+    async with daemon.sim("kitchen-9") as sim:
+        await sim.hello()
+        for _ in range(200):  # until the daemon has the hello (bounded)
+            devices = daemon.api("GET", "/api/status").json()["devices"]
+            if any(d["id"] == "kitchen-9" for d in devices):
+                break
+            await asyncio.sleep(0.1)
+        _, [(done, bad)] = await session(
+            daemon,
+            [("speak", {"device": "kitchen-9", "text": "Dinner is ready.", "username": "rose"})],
+        )
+        assert not bad and done["queued"], done
+        reply = await sim.collect_reply(within_s=120)
+    assert "Dinner is ready." in reply.text
