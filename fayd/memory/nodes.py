@@ -249,14 +249,20 @@ def load_household_rows(
     return _load_rows(db, f"n.id IN ({OTHERS_HOUSEHOLD})", username, model, dim)
 
 
+def load_rows_after(db: sqlite_utils.Database, after: int, model: str, dim: int) -> list[Row]:
+    """Every node past id ``after`` (any writer, either scope) as index rows: what another
+    process wrote while this one runs (fayd.memory.seen)."""
+    return _load_rows(db, "n.id > ?", after, model, dim)
+
+
 def _load_rows(
-    db: sqlite_utils.Database, where: str, username: str, model: str, dim: int
+    db: sqlite_utils.Database, where: str, param: str | int, model: str, dim: int
 ) -> list[Row]:
     tags: dict[int, list[str]] = {}
     for node_id, tag in db.execute(
         "SELECT t.node_id, t.tag FROM memory_tags t JOIN memory_nodes n ON n.id = t.node_id"
         f" WHERE {where}",
-        [username],
+        [param],
     ):
         tags.setdefault(node_id, []).append(tag)
     rows = []
@@ -264,7 +270,7 @@ def _load_rows(
         "SELECT n.id, n.node_type, n.importance, n.last_retrieved_at, n.step, e.model, e.dim,"
         " e.vector FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
         f" WHERE {where} ORDER BY n.id",
-        [username],
+        [param],
     ):
         vector = None
         if blob is not None and emodel == model and edim == dim:

@@ -35,6 +35,8 @@ from fayd.memory.nodes import NewNode
 from fayd.memory.port import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
 from fayd.memory.retrieve import Fusion, rank
+from fayd.memory.seen import OtherWriters, catch_up
+from fayd.memory.seen import mirror as _mirror
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags
 from fayd.store import Store
 from fayd.store import lexical as db_lexical
@@ -76,6 +78,9 @@ class Memory:
         self.lexical_search = db_lexical.search
         #: Routine observations folded into one node per source, kind and hour.
         self.folds = Folds()
+        #: What other processes write meanwhile (fayd.memory.seen), seen from now on.
+        self.others = OtherWriters()
+        self.store.call(self.others.look, embedder.name, embedder.dim)
 
     # --- writes ------------------------------------------------------------------------
     def remember(
@@ -124,6 +129,7 @@ class Memory:
             rows = self.store.call(
                 db_nodes.insert_nodes, new, importances, vectors, self.embedder.name
             )
+            self.others.wrote([row.id for row in rows])
             for n, row in zip(new, rows, strict=True):
                 self._indexes[n.username].extend([row])
             # A household row also goes into every other loaded index (unloaded ones read
@@ -179,6 +185,7 @@ class Memory:
             for c in changes:
                 self._index(c.tally.username)  # loaded before the insert: rows not doubled
             rows = self.store.call(write)
+            self.others.wrote([row.id for row in rows])
             for (c, _), row in zip(new, rows, strict=True):
                 c.tally.node_id = row.id
                 self._indexes[c.tally.username].extend([row])
@@ -220,6 +227,7 @@ class Memory:
         qvec = self.embedder.embed([query])[0]
         hits = pending.result() if pending is not None else []
         with self._lock:
+            catch_up(self, self._indexes)
             index = self._index(user)
             mask = index.mask(node_type, tags_all, tags_any)
             found_pos = [(index.pos[i], s) for i, s in hits if i in index.pos]
@@ -402,15 +410,6 @@ class Memory:
         """Drop the in-memory indexes (they reload from the database on next use)."""
         with self._lock:
             self._indexes.clear()
-
-
-def _mirror(index: UserIndex, rows: list[Row]) -> None:
-    """Add household rows that another user wrote: ``max_step`` stays the user's own (it is
-    the time step a touch records, and steps count one writer's nodes)."""
-    if rows:
-        step = index.max_step
-        index.extend(rows)
-        index.max_step = step
 
 
 def _fold_node(change: Change) -> NewNode:

@@ -29,6 +29,7 @@ from fayd.auth.http_guard import Sessions
 from fayd.care import CareError
 from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
+from fayd.mcp.server import MCP_BODIES
 from fayd.protocol.frames import MAX_TEXT, check_device_id
 from fayd.protocol.text import BadText, check_name, check_strings
 from fayd.service.api_reminders import Reminding
@@ -37,12 +38,17 @@ from fayd.service.care_rules import RULE_OPS, rule_shape_problem
 
 #: The largest request body of each route family, refused unread above (fayd.auth.body_limit,
 #: docs/security.md "Quotas"). An update carries at most 1 MiB of files (ota.MAX_TOTAL): 1.4 MB
-#: in base64, with its manifest. Every other body is a small JSON object: the longest, a text
-#: of 4,000 characters, is 48 KB even with every character written as a JSON escape. An
-#: OpenAI client sends its whole conversation each time (fayd reads only the last message).
+#: in base64, with its manifest; an MCP message, a memory of 20,000 characters (fayd.mcp.server).
+#: Every other body is a small JSON object: the longest, a text of 4,000 characters, is 48 KB
+#: even with every character written as a JSON escape. An OpenAI client sends its whole
+#: conversation each time (fayd reads only the last message).
 API_BODIES = BodyLimits(
     default=64 * KIB,
-    routes=((r"/api/devices/[^/]+/ota", 2 * MIB), (r"/v1/chat/completions", 1 * MIB)),
+    routes=(
+        (r"/api/devices/[^/]+/ota", 2 * MIB),
+        (r"/v1/chat/completions", 1 * MIB),
+        ("/mcp", MCP_BODIES.default),
+    ),
 )
 
 

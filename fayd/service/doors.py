@@ -1,5 +1,5 @@
 """The doors served beside the control API, on its port and behind its lock (docs/security.md):
-the household page, the avatar WebSocket, the OpenAI endpoint (and MCP over HTTP). Each door
+the household page, the avatar WebSocket, the OpenAI endpoint and MCP over HTTP. Each door
 is built from the daemon's parts; this module only gathers them."""
 
 from __future__ import annotations
@@ -23,7 +23,15 @@ class Doors:
     lock: Lock = field(default_factory=Lock)
 
 
-def open_doors(cfg: Config, parts: Parts, store: Store, web: WebPage, started_at: float) -> Doors:
+def open_doors(
+    cfg: Config,
+    parts: Parts,
+    store: Store,
+    web: WebPage,
+    started_at: float,
+    more: list[BaseRoute],
+) -> Doors:
+    """``more``: doors the daemon built itself (MCP over HTTP, whose tools need it whole)."""
     dialogue = parts.dialogue
     feed_live(web.live, parts.registry)
     household = DaemonHousehold(store, parts, cfg.agent.default_user)
@@ -32,6 +40,7 @@ def open_doors(cfg: Config, parts: Parts, store: Store, web: WebPage, started_at
         *avatar.AvatarDoor(dialogue).routes(),
         # A turn on the administrator's conversation, as `fayd say` (the token's holder).
         *openai_api.routes(lambda t, u, said: dialogue.say(t, u, None, said), started_at),
+        *more,
     ]
     lock = Lock(
         names=cfg.api.names,
