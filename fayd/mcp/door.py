@@ -19,12 +19,14 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 
+from fayd.agent.dialogue import Dialogue
 from fayd.auth import allowed_hosts
-from fayd.mcp.care_tools import announce_with, care_tools, speak_tool
+from fayd.mcp.care_tools import Care, announce_with, care_tools, speak_tool
 from fayd.mcp.more_tools import ServerWithSchemas
 from fayd.mcp.server import INSTRUCTIONS
 from fayd.mcp.skill_tools import skill_tools
 from fayd.mcp.tools import add_memory_tools
+from fayd.memory import Memory
 
 log = logging.getLogger(__name__)
 
@@ -96,23 +98,25 @@ class McpDoor:
                 self._manager = None
 
 
-def build_door(daemon: Any) -> McpDoor:
-    """The door for a daemon whose parts are built (fayd.service.daemon.Daemon)."""
-    parts, cfg = daemon.parts, daemon.cfg
-    default_user = cfg.agent.default_user
+def build_door(
+    memory: Memory | None,
+    dialogue: Dialogue,
+    devices: Callable[[], set[str]],
+    care: Care,
+    default_user: str,
+    api: Callable[[], Listening],
+) -> McpDoor:
+    """The door, from the daemon's parts: ``devices()`` the ids that said hello, ``care`` the
+    care engine's admin (Daemon.care), ``api()`` the server it is served by."""
     server = ServerWithSchemas(name="fayd", instructions=DAEMON_INSTRUCTIONS)
-    if parts.memory is not None:
-        add_memory_tools(server, parts.memory)
-
-    def devices() -> set[str]:
-        return set(parts.registry.states)
-
-    understanding = parts.dialogue.understanding
+    if memory is not None:
+        add_memory_tools(server, memory)
+    understanding = dialogue.understanding
     if understanding is not None:
         server.add_schema_tools(
             skill_tools(understanding.skills, understanding.context, default_user, devices)
         )
-    server.add_schema_tools(care_tools(daemon.care))
-    speak = announce_with(parts.dialogue.announce)
+    server.add_schema_tools(care_tools(care))
+    speak = announce_with(dialogue.announce)
     server.add_schema_tools([speak_tool(speak, default_user, devices)])
-    return McpDoor(server, lambda: daemon.api)
+    return McpDoor(server, api)

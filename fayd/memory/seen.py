@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlite_utils
 
+from fayd.embedding import EmbedderLike
 from fayd.memory import nodes as db_nodes
 from fayd.memory.index import Row, UserIndex
 from fayd.memory.reembed import write_vectors
-
-if TYPE_CHECKING:
-    from fayd.memory.service import Memory
+from fayd.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +87,13 @@ class OtherWriters:
         return Found([(u, s, loaded[i]) for i, u, s in theirs if i in loaded])
 
 
-def catch_up(memory: Memory, indexes: dict[str, UserIndex]) -> None:
+def catch_up(
+    store: Store, embedder: EmbedderLike, others: OtherWriters, indexes: dict[str, UserIndex]
+) -> None:
     """Fold what other processes wrote since the last look into the loaded ``indexes``
     (call under the memory's lock; unloaded users read it when they load)."""
-    model, dim = memory.embedder.name, memory.embedder.dim
-    found = memory.store.call(memory.others.look, model, dim)
+    model, dim = embedder.name, embedder.dim
+    found = store.call(others.look, model, dim)
     if found is None:
         return
     if found.reload:
@@ -102,9 +103,9 @@ def catch_up(memory: Memory, indexes: dict[str, UserIndex]) -> None:
     bare = [row for _, _, row in found.rows if row.vector is None]
     if bare:  # stored without a vector of this model (another model, or none): embed now
         ids = [row.id for row in bare]
-        texts = memory.store.call(_contents, ids)
-        vectors = memory.embedder.embed([texts[i] for i in ids])
-        memory.store.call(write_vectors, ids, vectors, model)
+        texts = store.call(_contents, ids)
+        vectors = embedder.embed([texts[i] for i in ids])
+        store.call(write_vectors, ids, vectors, model)
         for row, vector in zip(bare, vectors, strict=True):
             row.vector = vector
     for user, scope, row in found.rows:

@@ -227,7 +227,7 @@ class Memory:
         qvec = self.embedder.embed([query])[0]
         hits = pending.result() if pending is not None else []
         with self._lock:
-            catch_up(self, self._indexes)
+            catch_up(self.store, self.embedder, self.others, self._indexes)
             index = self._index(user)
             mask = index.mask(node_type, tags_all, tags_any)
             found_pos = [(index.pos[i], s) for i, s in hits if i in index.pos]

@@ -27,7 +27,6 @@ from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
-from fayd.mcp.door import build_door as build_mcp_door
 from fayd.protocol import Alert, Topics, encode
 from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
@@ -347,12 +346,11 @@ class Daemon:
             await self.link.catch_up()  # its topics, on the connection made before it
             self.supervisor.start("homeassistant", ha.run)
         token = await asyncio.to_thread(ensure_token, cfg.state_dir)
-        mcp = build_mcp_door(self)  # its session manager is a component: no lifespan here
-        self.supervisor.start("mcp", mcp.run)
-        doors = open_doors(cfg, parts, store, self.web, self.started_at, [mcp.route])
+        doors = open_doors(cfg, parts, store, self.web, self.started_at, self)
         self.api = ApiServer(
             build_app(self, doors.routes), cfg.api.host, self.ports.api, token, doors.lock
         )
+        self.supervisor.start("mcp", doors.mcp.run)  # MCP's sessions: no lifespan on the API
 
         backups = folder_of(cfg.state_dir)
         self.backups = NightlyBackup(cfg.db_path, backups, cfg.backup, household_zone(cfg))

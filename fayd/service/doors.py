@@ -4,12 +4,15 @@ is built from the daemon's parts; this module only gathers them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.routing import BaseRoute
 
 from fayd.config import Config
 from fayd.doors import avatar, openai_api
+from fayd.mcp.door import Listening, McpDoor, build_door
+from fayd.service.api import Control as ApiControl
 from fayd.service.api import Lock
 from fayd.service.web_door import DaemonHousehold, feed_live
 from fayd.service.wiring import Parts
@@ -17,10 +20,19 @@ from fayd.store import Store
 from fayd.web import WebPage
 
 
+class Control(ApiControl, Protocol):
+    """The daemon, with the API server its doors are served by."""
+
+    @property
+    def api(self) -> Listening: ...
+
+
 @dataclass
 class Doors:
-    routes: list[BaseRoute] = field(default_factory=list)
-    lock: Lock = field(default_factory=Lock)
+    routes: list[BaseRoute]
+    lock: Lock
+    #: MCP over HTTP: its session manager is a component the daemon starts (no lifespan).
+    mcp: McpDoor
 
 
 def open_doors(
@@ -29,10 +41,18 @@ def open_doors(
     store: Store,
     web: WebPage,
     started_at: float,
-    more: list[BaseRoute],
+    control: Control,
 ) -> Doors:
-    """``more``: doors the daemon built itself (MCP over HTTP, whose tools need it whole)."""
+    """``control``: the daemon, as the control API sees it (MCP's care tools, its server)."""
     dialogue = parts.dialogue
+    mcp = build_door(
+        parts.memory,
+        dialogue,
+        lambda: set(parts.registry.states),
+        control.care,
+        cfg.agent.default_user,
+        lambda: control.api,
+    )
     feed_live(web.live, parts.registry)
     household = DaemonHousehold(store, parts, cfg.agent.default_user)
     routes: list[BaseRoute] = [
@@ -40,7 +60,7 @@ def open_doors(
         *avatar.AvatarDoor(dialogue).routes(),
         # A turn on the administrator's conversation, as `fayd say` (the token's holder).
         *openai_api.routes(lambda t, u, said: dialogue.say(t, u, None, said), started_at),
-        *more,
+        mcp.route,
     ]
     lock = Lock(
         names=cfg.api.names,
@@ -49,4 +69,4 @@ def open_doors(
         sessions=web.sessions,
         shared=avatar.SHARED,
     )
-    return Doors(routes, lock)
+    return Doors(routes, lock, mcp)
