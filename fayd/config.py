@@ -69,6 +69,10 @@ class MqttConfig:
     mosquitto_bin: str = "mosquitto"
     #: Frames waiting to be published before new ones are dropped with a warning.
     queue_size: int = 4096
+    #: A broker that is not fayd's own (``url``): answer only the devices added on this box
+    #: (``fayd devices add``: their key is in its database), so that several boxes can share
+    #: one household broker (docs/several-boxes.md). false: any device on ``prefix``.
+    only_added: bool = True
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from fayd.reminders.say import fired, greeting
 from fayd.testing.harness import DaemonProcess
 from fayd.testing.simulator import SimDevice
 
-from .conftest import Broker, needs_mosquitto
+from .conftest import ANY_DEVICE, Broker, needs_mosquitto
 
 #: A JSON array nested far deeper than Python's decoder can go (it raises RecursionError).
 DEEP = "[" * 50_000 + "]" * 50_000
@@ -264,7 +264,7 @@ async def _start_then_ask(make_daemon, url: str) -> tuple[list[str], str]:
     then asks live. The questions fayd answered, from its own records, and its log."""
     async with SimDevice(url, "old-1") as device:
         await device.hello(roles=("screen",))
-        daemon = await asyncio.to_thread(make_daemon, {"FAYD_MQTT_URL": url})
+        daemon = await asyncio.to_thread(make_daemon, {"FAYD_MQTT_URL": url, **ANY_DEVICE})
         await device.say_text("what time is it")
         await device.collect_reply(120)
     done = await asyncio.to_thread(daemon.cli, "today", "--json")
@@ -299,7 +299,7 @@ def test_a_password_in_the_broker_url_is_not_shown(make_daemon, broker: Broker) 
     """Status (text and JSON) and the log show ``user:***@``; wrong or right, fayd logs in
     with mqtt.username/password (the URL's are not used)."""
     url = broker.url.replace("mqtt://", "mqtt://ann:s3cret-pw@")
-    daemon = make_daemon({"FAYD_MQTT_URL": url})
+    daemon = make_daemon({"FAYD_MQTT_URL": url, **ANY_DEVICE})
     broker.stop()  # a connection error quotes the URL too
     try:
         deadline = time.monotonic() + 60

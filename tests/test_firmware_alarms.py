@@ -15,6 +15,7 @@ from fayd.testing.firmware import FirmwareProcess
 from fayd.testing.harness import DaemonProcess
 
 from . import fall_traces as traces
+from .conftest import ANY_DEVICE
 from .test_firmware_mqtt import (
     daemon_config,
     go_offline,
@@ -53,7 +54,7 @@ def wait_stored(daemon: DaemonProcess, fw: FirmwareProcess, device: str, want: d
 def test_panic_and_fall_reach_fayd_once_also_across_a_broker_outage(
     make_daemon, broker, firmware, tmp_path: Path
 ) -> None:
-    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     config = mqtt_config(broker.url, "pendant-1", ["sensor"])
     config["sensor"] = {
         "resend_s": 1,

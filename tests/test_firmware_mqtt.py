@@ -13,6 +13,8 @@ from fayd.agent.expression import load_rules
 from fayd.testing.firmware import FIRMWARE, FirmwareProcess
 from fayd.testing.harness import DaemonProcess
 
+from .conftest import ANY_DEVICE
+
 MOTIONS = json.loads((FIRMWARE / "fayd_fw" / "motions.json").read_text())["behaviors"]
 SERVOS = {
     "head_pan": {"idle": 90, "min": 30, "max": 150, "speed": 240},
@@ -177,7 +179,7 @@ def wait_events(daemon: DaemonProcess, fw: FirmwareProcess, device: str, n: int)
 
 
 def test_sensor_events_survive_a_broker_restart(make_daemon, broker, firmware) -> None:
-    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     config = mqtt_config(broker.url, "sensor-1", ["sensor"])
     fw: FirmwareProcess = firmware(config)
     fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
@@ -265,7 +267,7 @@ def inject_many(fw: FirmwareProcess, sensors: list[str]) -> None:
 def test_a_long_outage_with_a_reboot_in_it_is_delivered_once(make_daemon, broker, firmware) -> None:
     """Events the old 32-slot ring lost after 32: 1,000 made offline (the ring's default
     holds ~3,900), half before a reboot that leaves them unacked, all stored once."""
-    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     fw: FirmwareProcess = firmware(mqtt_config(broker.url, "sensor-2", ["sensor"]))
     fw.wait_for(lambda rows: any(r["hw"] == "hello" for r in rows), what="hello")
     go_offline(broker, fw)
@@ -296,7 +298,7 @@ def test_an_outage_longer_than_the_ring_is_summarised_in_one_event(
 ) -> None:
     """A 16 KB ring (4 segments) and 600 events offline: the oldest go, counted by sensor
     into one "dropped" event (kept across a reboot) that fayd stores like any other."""
-    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     config = mqtt_config(broker.url, "sensor-3", ["sensor"])
     config["sensor"] = {"ring_kb": 16, "resend_s": 1}
     fw: FirmwareProcess = firmware(config)

@@ -11,6 +11,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +38,7 @@ from fayd.testing.harness import DaemonProcess
 from fayd.testing.simulator import SimDevice
 from fayd.transport.mqtt import parse_mqtt_url
 
-from .conftest import needs_mosquitto
+from .conftest import ANY_DEVICE, needs_mosquitto
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "ha_discovery.schema.json").read_text())
 TOPIC = re.compile(SCHEMA["topic_pattern"])
@@ -263,7 +265,31 @@ async def test_off_by_default_nothing_is_published(make_daemon) -> None:
     status = daemon.api("GET", "/api/status").json()
     assert status["homeassistant"] is None
     done = daemon.cli("homeassistant")
-    assert done.returncode == 1 and "enabled = true" in done.stdout
+    assert done.returncode == 1 and "enabled = true" in done.stderr and not done.stdout
+
+
+@needs_mosquitto
+def test_the_cli_asks_the_daemon_not_its_own_settings(make_daemon, tmp_path: Path) -> None:
+    """The daemon was started with a config file that turns discovery on; the CLI, run
+    without that file (no FAYD_CONFIG), still says what the running daemon does."""
+    config = tmp_path / "fayd.toml"
+    config.write_text('[homeassistant]\nenabled = true\ndiscovery_prefix = "ha-test"\n')
+    daemon = make_daemon({"FAYD_CONFIG": str(config)})
+    assert daemon.api("GET", "/api/status").json()["homeassistant"] is not None
+    env = {k: v for k, v in daemon.env.items() if k not in ("FAYD_CONFIG",)}
+    env = {k: v for k, v in env.items() if not k.startswith("FAYD_HOMEASSISTANT")}
+    done = subprocess.run(
+        [sys.executable, "-m", "fayd", "homeassistant", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    login = json.loads(done.stdout)
+    assert login["discovery_prefix"] == "ha-test"
+    assert login["port"] == parse_mqtt_url(daemon.runtime["mqtt"])[1]
+    assert login["username"] == "homeassistant" and login["password"]
 
 
 @needs_mosquitto
@@ -525,7 +551,7 @@ async def test_a_broker_killed_before_it_saved_its_retained_messages_gets_them_a
 async def test_with_the_households_own_broker(make_daemon, broker) -> None:
     """mqtt.url: fayd makes no account (the household's broker has HA's); discovery works
     the same, and `fayd homeassistant` says to use HA's own login."""
-    daemon = make_daemon({**ENABLED, "FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({**ENABLED, "FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     node = read_identity(daemon.state).node
     seen: dict[str, bytes] = {}
     async with (

@@ -27,7 +27,7 @@ from fayd.store import Store
 from fayd.store import devices_records as reg
 from fayd.testing.harness import DaemonProcess
 
-from .conftest import needs_mosquitto
+from .conftest import ANY_DEVICE, needs_mosquitto
 
 TOPICS = Topics()
 #: JSON text with a lone surrogate escape: valid JSON, but its string cannot be UTF-8 encoded.
@@ -221,7 +221,7 @@ async def test_a_retained_poisoned_hello_crashes_nothing_at_start_or_reconnect(
 async def test_bad_device_ids_in_topics_are_logged_and_answered(make_daemon, broker) -> None:
     """On a broker without fayd's ACL (mqtt.url), anything can be published: an id with a
     space or of 300 characters is answered on its own down topic, and logged."""
-    daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+    daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
     async with aiomqtt.Client("127.0.0.1", broker.port, timeout=10) as client:
         for device in ("a b", "x" * 300):
             await client.subscribe(TOPICS.down(device, "error"), qos=1)

@@ -27,7 +27,7 @@ from fayd.testing.disk import NoTmpfs, fill, small_disk
 from fayd.testing.harness import DaemonProcess
 from fayd.testing.simulator import SimDevice
 
-from .conftest import Broker, needs_mosquitto
+from .conftest import ANY_DEVICE, Broker, needs_mosquitto
 from .test_broken_models import BROKEN, GARBAGE, broken_daemon, frames_until_text_end
 
 
@@ -108,7 +108,7 @@ def test_an_external_broker_that_goes_away_is_said(make_daemon, tmp_path: Path) 
     broker = Broker(tmp_path)
     broker.start()
     try:
-        daemon = make_daemon({"FAYD_MQTT_URL": broker.url})
+        daemon = make_daemon({"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
         until(daemon, lambda s: s["ready"])
         broker.stop()
         found = until(daemon, lambda s: "mqtt" in parts(s))
@@ -124,7 +124,7 @@ def test_an_external_broker_that_goes_away_is_said(make_daemon, tmp_path: Path) 
 def on_broker(make_daemon: Any, broker: Broker) -> Callable[[dict[str, str]], DaemonProcess]:
     """``make_daemon`` on an open broker of the test's: its simulated devices need no key
     (what is tested here is status and models, not the broker's accounts)."""
-    return lambda env: make_daemon(env | {"FAYD_MQTT_URL": broker.url})
+    return lambda env: make_daemon(env | {"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
 
 
 @needs_mosquitto
@@ -240,7 +240,7 @@ async def test_events_that_cannot_be_saved_make_status_not_ready(
 ) -> None:
     try:
         with small_disk(tmp_path / "state", 48) as state:
-            daemon = DaemonProcess(state, {"FAYD_MQTT_URL": broker.url})
+            daemon = DaemonProcess(state, {"FAYD_MQTT_URL": broker.url, **ANY_DEVICE})
             daemon.log = tmp_path / "daemon.log"  # not on the disk that is filled
             daemon.start()
             try:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fayd import logfields
 from fayd.agent.chat import Chat
 from fayd.agent.listening import NOT_HEARD, Gates, NotHeard, Transcriber
 from fayd.agent.output import ReplyOutput
@@ -221,15 +222,16 @@ class Conversation:
             turn.said = item.said
         turn.timings.update(timings)
         ended = "failed"
-        try:
-            answered = await self.answer(turn)
-            ended = ""
-            return answered
-        except asyncio.CancelledError:
-            ended = "interrupted"
-            raise
-        finally:
-            log_turn(turn, ended)
+        with logfields.bind(device=self.device, user=user, turn_id=turn.id):
+            try:
+                answered = await self.answer(turn)
+                ended = ""
+                return answered
+            except asyncio.CancelledError:
+                ended = "interrupted"
+                raise
+            finally:
+                log_turn(turn, ended)
 
     async def answer(self, turn: Turn) -> Turn:
         """Understand the question (router, skills: docs/understanding.md) and reply: a

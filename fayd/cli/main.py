@@ -317,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fayd.cli import backup as backup_cli
     from fayd.cli import care as care_cli
     from fayd.cli import devices as devices_cli
+    from fayd.cli import doctor as doctor_cli
     from fayd.cli import homeassistant as homeassistant_cli
     from fayd.cli import kb as kb_cli
     from fayd.cli import mcp as mcp_cli
@@ -335,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     care_cli.add_parser(sub)
     homeassistant_cli.add_parser(sub)
     web_cli.add_parser(sub)
+    doctor_cli.add_parser(sub)
     return parser
 
 

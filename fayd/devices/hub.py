@@ -13,6 +13,7 @@ import sqlite3
 import time
 from typing import Any
 
+from fayd import logfields
 from fayd.auth import RESERVED_IDS
 from fayd.beat import Pulse, until_beat
 from fayd.devices.microphones import Microphones
@@ -103,6 +104,10 @@ class DeviceHub:
             await self.handle(device, kind, payload)
 
     async def handle(self, device: str, kind: str, payload: bytes) -> None:
+        with logfields.bind(device=device if is_device_id(device) else ""):
+            await self._handle(device, kind, payload)
+
+    async def _handle(self, device: str, kind: str, payload: bytes) -> None:
         try:
             check_device_id(device, "topic")  # the topic's id: a bad one is answered, not dropped
             if device in RESERVED_IDS:  # "cli" would speak as the administrator

@@ -276,6 +276,7 @@ class HomeAssistantBridge:
         """For ``fayd status``."""
         return {
             "node": self.naming.node,
+            "discovery_prefix": self.naming.discovery,
             "retained": len(self.published),
             "open_alerts": len(self.alerts),
             "asked": self.asked,

@@ -28,6 +28,7 @@ from fayd.errors import ConfigError, FaydError
 from fayd.homeassistant import HomeAssistantBridge, Naming
 from fayd.logwords import hide_secrets
 from fayd.protocol import Alert, Topics, encode
+from fayd.protocol.text import shown
 from fayd.service.api import ApiServer, build_app
 from fayd.service.disk import DiskWatch
 from fayd.service.doors import open_doors
@@ -191,6 +192,8 @@ class Daemon:
         self.ha_names: Naming | None = None
         #: The devices with a key: the only ones the embedded broker lets in.
         self.keyed: set[str] = set()
+        #: Devices on a shared broker that are not this box's, each logged once.
+        self._strangers: set[str] = set()
         #: Clears what devices leave retained beyond the protocol (embedded broker only).
         self.janitor: RetainedJanitor | None = None
         #: (device, kind) of retained hellos and presences logged as not of now since the
@@ -318,6 +321,8 @@ class Daemon:
             # Each connect's replay is logged once again; the periodic ones in between not.
             self.link.on_connect.append(self._told_replayed.clear)
             self.supervisor.start("broker", self.broker.run)
+        else:  # the household's broker: the devices this box answers (mqtt.only_added)
+            await self._device_secrets()
         self.supervisor.start("mqtt", lambda: self.link.run(self._broker_url), self.link.pulse)
 
     async def _start_components(self, stop: asyncio.Event) -> None:
@@ -475,6 +480,7 @@ class Daemon:
             assert self.store is not None
             self.home_assistant.forget_missing(await self.store.run(reg.known_devices))
         if self.broker is None:
+            await self._device_secrets()  # a device added here is answered from now on
             return {"broker": "external", "accounts": None}
         accounts = await self.broker.reload()
         # What is retained is looked at again now: a removed device's hello goes at once.
@@ -504,6 +510,16 @@ class Daemon:
             if kind == "hello" and payload:
                 log.info("%s has no key: its retained hello is cleared", device)
                 self.link.publish(self.link.topics.up(device, kind), b"", retain=True)
+            return
+        if self.broker is None and self.cfg.mqtt.only_added and device not in self.keyed:
+            # A shared broker: another box's device, or one never added (docs/several-boxes.md).
+            # No answer, no record: the box that added it answers it.
+            if len(self._strangers) < 1000 and device not in self._strangers:
+                self._strangers.add(device)
+                log.info(
+                    "device %s was not added on this box: its frames are ignored",
+                    shown(device[:64]),
+                )
             return
         await self._inbound(device, kind, payload)
 
@@ -559,7 +575,12 @@ class Daemon:
             "uptime_s": round(time.time() - self.started_at, 1),
             "config": self.cfg.source or "(embedded defaults)",
             "state_dir": str(self.cfg.state_dir),
-            "broker": {"embedded": self.broker is not None, **vars(self.link.status)},
+            "broker": {
+                "embedded": self.broker is not None,
+                # Where the embedded broker listens (`fayd homeassistant`, `fayd doctor`).
+                "embedded_host": self.cfg.mqtt.embedded_host if self.broker else None,
+                **vars(self.link.status),
+            },
             "serial": self.serial.status() if self.serial else None,
             "models": models,
             "devices": devices,

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Mapping
 
+from fayd.logfields import FieldsFilter
 from fayd.logwords import PrivacyFilter
 
 try:  # the optional [systemd] extra
@@ -87,6 +88,7 @@ def _make_handler(environ: Mapping[str, str]) -> logging.Handler:
     if under_systemd(environ) and JournalHandler is not None:
         journal = JournalHandler(SYSLOG_IDENTIFIER=IDENTIFIER)
         journal.setFormatter(logging.Formatter("%(name)s: %(message)s"))  # level = PRIORITY=
+        journal.addFilter(FieldsFilter())  # DEVICE=, USER=, TURN_ID= (fayd.logfields)
         return journal
     handler = logging.StreamHandler(sys.stderr)
     if stderr_is_journal(environ):
