@@ -24,6 +24,7 @@ LAYERS = {
     "beat": 0,
     "children": 0,
     "logwords": 0,
+    "precedence": 0,
     "protocol": 1,
     "store": 2,
     "auth": 2,
@@ -43,6 +44,7 @@ LAYERS = {
     "doors": 6,  # the other doors on the API port (fayd.doors): served by the service
     "web": 6,  # the household page (fayd.web): served by the service
     "service": 7,
+    "doctor": 8,  # fayd doctor's checks: read the daemon's settings and files, run by the CLI
     "cli": 8,
     "testing": 8,  # support for tests and benchmarks: may use any layer, the daemon none
 }

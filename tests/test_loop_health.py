@@ -19,9 +19,10 @@ from fayd.devices.microphones import Microphones
 from fayd.devices.ports import VoiceModels
 from fayd.devices.registry import DeviceRegistry, db_files
 from fayd.models import resolve
+from fayd.precedence import for_a_door
 from fayd.protocol import AudioChunk
 from fayd.service.api import ApiServer, QuietServer, build_app
-from fayd.service.workers import WORKER_NICE, thread_nice, worker_pool
+from fayd.service.workers import DOOR_NICE, WORKER_NICE, thread_nice, worker_pool
 from fayd.store import Store
 from fayd.store import devices_records as reg
 
@@ -169,3 +170,29 @@ def test_a_settings_write_by_another_process_changes_the_database_files(
         daemon_store.close()
         if cli_store is not None:
             cli_store.close()
+
+
+@linux_only
+def test_a_doors_work_runs_below_the_rooms() -> None:
+    """An OpenAI client's, an avatar's or fayd say's turn (fayd.precedence) runs its model
+    work on threads of lower priority than a device's: the person in the room goes first."""
+
+    async def scenario() -> tuple[int, int, int, int, int]:
+        asyncio.get_running_loop().set_default_executor(worker_pool())
+        base = thread_nice()
+        room = await asyncio.to_thread(thread_nice)
+
+        async def door_turn() -> tuple[int, int]:
+            for_a_door()
+            own = await asyncio.to_thread(thread_nice)
+            started = await asyncio.create_task(asyncio.to_thread(thread_nice))
+            return own, started
+
+        door, door_child = await asyncio.create_task(door_turn())
+        room_after = await asyncio.to_thread(thread_nice)  # the mark stayed in the door's task
+        return base, room, door, door_child, room_after
+
+    base, room, door, door_child, room_after = asyncio.run(scenario())
+    assert room == room_after == min(19, base + WORKER_NICE)
+    assert door == door_child == min(19, base + WORKER_NICE + DOOR_NICE)
+    assert door > room or room == 19

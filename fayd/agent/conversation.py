@@ -22,6 +22,7 @@ from fayd.agent.turn import Turn
 from fayd.agent.understanding import Understanding
 from fayd.llm.text import SentenceSplitter
 from fayd.logwords import words
+from fayd.precedence import for_a_door
 from fayd.protocol import Action, Command, Error, Human, Sender, TextIn
 from fayd.speech import SpeechSegment
 
@@ -77,8 +78,12 @@ class Conversation:
         user: Callable[[], str],
         output: Callable[[], ReplyOutput],
         understanding: Understanding | None = None,
+        door: bool = False,
     ) -> None:
         self.device = device
+        #: A door's conversation (fayd say, the OpenAI endpoint, an avatar): its work gives
+        #: way to the devices' (fayd.precedence).
+        self.door = door
         self.chat = chat
         self.understanding = understanding
         self.engines = engines
@@ -161,6 +166,8 @@ class Conversation:
             self.worker = asyncio.create_task(self._run(), name=f"device:{self.device}")
 
     async def _run(self) -> None:
+        if self.door:
+            for_a_door()  # this task's turns, and the tasks they start
         while True:
             item, done = await self.pending.get()
             try:

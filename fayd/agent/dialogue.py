@@ -164,6 +164,7 @@ class Dialogue:
                 user=lambda: self.devices.user_of(device) or self.default_user,
                 output=lambda: self._output(device, sender),
                 understanding=self.understanding,
+                door=device == CLI or device in self.attached,
             )
             self.conversations[device] = found
         return found

@@ -27,6 +27,7 @@ from fayd.mcp.server import INSTRUCTIONS
 from fayd.mcp.skill_tools import skill_tools
 from fayd.mcp.tools import add_memory_tools
 from fayd.memory import Memory
+from fayd.precedence import for_a_door
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +82,11 @@ class McpDoor:
             )
             await send({"type": "http.response.body", "body": body.encode()})
             return
+        for_a_door()  # this request's task: its tools' work gives way to the devices'
         await manager.handle_request(scope, receive, send)
 
     async def run(self) -> None:
+        for_a_door()  # the sessions the manager runs, and their tools' calls
         api = self.api()
         await api.started.wait()  # its port is known (0 = a free one) once it listens
         self.server.streamable_http_app(

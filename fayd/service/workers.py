@@ -16,13 +16,25 @@ import logging
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from fayd.precedence import is_door_work
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 #: How much lower than the event loop's thread the workers run (nice steps; +5 gives a
 #: thread about a third of the CPU weight of a nice-0 one).
 WORKER_NICE = 5
+#: How much lower still a door's work runs (fayd.precedence): nice 15 against the room's 5
+#: has about a tenth of its CPU weight, so a voice turn's speech recognition barely notices
+#: an OpenAI client's or an avatar's turn beside it.
+DOOR_NICE = 10
+#: Threads for the doors' work: they queue behind each other, never beside the room's.
+DOOR_THREADS = 2
 
 
 def lower_priority(step: int = WORKER_NICE) -> bool:
@@ -45,8 +57,33 @@ def thread_nice() -> int:
     return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
-def worker_pool(step: int = WORKER_NICE) -> ThreadPoolExecutor:
+class WorkerPool(ThreadPoolExecutor):
+    """The room's workers, and a smaller pool of lower priority for what a door's task
+    submits (fayd.precedence). The choice is made in :meth:`submit`, which
+    ``asyncio.to_thread`` calls on the loop's thread in the caller's context. A
+    ThreadPoolExecutor itself: asyncio takes no other kind as its default executor."""
+
+    def __init__(self, step: int = WORKER_NICE, door_step: int = DOOR_NICE) -> None:
+        super().__init__(
+            thread_name_prefix="fayd-worker", initializer=lower_priority, initargs=(step,)
+        )
+        self.doors = ThreadPoolExecutor(
+            DOOR_THREADS,
+            thread_name_prefix="fayd-door",
+            initializer=lower_priority,
+            initargs=(step + door_step,),
+        )
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        if is_door_work():
+            return self.doors.submit(fn, *args, **kwargs)
+        return super().submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.doors.shutdown(wait, cancel_futures=cancel_futures)
+        super().shutdown(wait, cancel_futures=cancel_futures)
+
+
+def worker_pool(step: int = WORKER_NICE) -> WorkerPool:
     """A default executor for the daemon's loop: ``asyncio.to_thread`` work runs there."""
-    return ThreadPoolExecutor(
-        thread_name_prefix="fayd-worker", initializer=lower_priority, initargs=(step,)
-    )
+    return WorkerPool(step)

@@ -1,0 +1,22 @@
+"""Who goes first when the CPU is short: the people in the room before the doors.
+
+A person speaking to a device waits for their answer; an OpenAI client, an avatar page, an
+MCP client or ``fayd say`` can wait a little longer. Work done for a door (its turn's
+model runs, speech synthesis, embeddings) is marked here while its task runs, and the
+daemon's worker pool (fayd.service.workers) runs marked work on threads of a lower CPU
+priority. Marking is a context variable, so the tasks a door's turn starts inherit it."""
+
+from __future__ import annotations
+
+import contextvars
+
+_FOR_A_DOOR: contextvars.ContextVar[bool] = contextvars.ContextVar("fayd_door", default=False)
+
+
+def for_a_door() -> None:
+    """Mark the calling task (and the tasks it starts from now on) as a door's work."""
+    _FOR_A_DOOR.set(True)
+
+
+def is_door_work() -> bool:
+    return _FOR_A_DOOR.get()
