@@ -19,6 +19,7 @@ from typing import Any
 
 from fayd.errors import ModelError
 from fayd.llm.kvshift import drop_block
+from fayd.precedence import is_door_work
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,9 @@ class PriorityGate:
     A foreground caller therefore waits at most for one step of background work, never for
     a queue of it. A :meth:`hold` (a user's turn in progress: its speech recognition and
     synthesis need the CPU too) keeps background work out the same way without taking the
-    model. ``exclusive`` (the local model, one KV cache): one generation at a time,
+    model. A door's foreground call (fayd.precedence: an OpenAI client, an avatar, ``fayd
+    say``) also waits while a device's turn holds or waits: the person in the room first.
+    ``exclusive`` (the local model, one KV cache): one generation at a time,
     whatever its kind. Not exclusive (a server that queues requests itself): foreground calls
     run at once and side by side; only background calls are held back, one at a time.
     """
@@ -62,14 +65,24 @@ class PriorityGate:
         self._foreground = 0  # foreground callers running or waiting
         self._background = False  # a background generation runs
         self._holds = 0  # turns in progress that hold background work back
+        self._room = 0  # of those (holds and foreground callers), a device's, not a door's
 
     def enter_foreground(self) -> None:
+        door = is_door_work()
         with self._cond:
+            if door:
+                while self._room:
+                    self._cond.wait()
+            else:
+                self._room += 1
             self._foreground += 1
             if self.exclusive:
                 while self._busy:
                     self._cond.wait()
                 self._busy = True
+            if not door:
+                self._room -= 1
+                self._cond.notify_all()
 
     def leave_foreground(self) -> None:
         with self._cond:
@@ -115,15 +128,19 @@ class PriorityGate:
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
-        """Background work waits (and a running one gives way) until the block ends. Never
-        blocks: safe on an event loop."""
+        """Background work waits (and a running one gives way) until the block ends; a
+        device's hold keeps doors' generations waiting too. Never blocks: safe on an event
+        loop."""
+        room = not is_door_work()
         with self._cond:
             self._holds += 1
+            self._room += room
         try:
             yield
         finally:
             with self._cond:
                 self._holds -= 1
+                self._room -= room
                 self._cond.notify_all()
 
 
