@@ -80,7 +80,8 @@ class Memory:
         self.folds = Folds()
         #: What other processes write meanwhile (fayd.memory.seen), seen from now on.
         self.others = OtherWriters()
-        self.store.call(self.others.look, embedder.name, embedder.dim)
+        if embedder is not None:  # without one there is no search, so nothing to catch up on
+            self.store.call(self.others.look, embedder.name, embedder.dim)
 
     # --- writes ------------------------------------------------------------------------
     def remember(
