@@ -4,11 +4,14 @@ progress, and a device's turn never waits for a door's that has not started."""
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import threading
 
 from fayd.llm.local import PriorityGate
 from fayd.precedence import for_a_door, is_door_work
+
+from .conftest import needs_mosquitto
 
 
 def as_a_door(gate: PriorityGate, entered: threading.Event) -> threading.Thread:
@@ -61,3 +64,25 @@ def test_the_mark_stays_with_the_doors_task() -> None:
     contextvars.copy_context().run(door)
     seen.append(is_door_work())
     assert seen == [True, False]
+
+
+@needs_mosquitto
+async def test_a_doors_turn_waits_for_the_devices_turn_in_progress(daemon) -> None:
+    """A device's chit-chat (the model answers) is running; ``fayd say`` asks the time
+    meanwhile. Its turn starts only once the device's is done, and says how long it waited."""
+    daemon.add_device("room-1")
+    async with daemon.sim("room-1") as device:
+        await device.hello(roles=("mic",))
+        await device.say_text("Tell me about your favourite season of the year.")
+        async with asyncio.timeout(120):
+            while True:
+                kind, frame, _ = await device.received.get()
+                if kind == "human" and frame.key == "log" and frame.value == "thinking":
+                    break
+        asked = asyncio.create_task(
+            asyncio.to_thread(daemon.api, "POST", "/api/say", json={"text": "what time is it"})
+        )
+        await device.collect_reply(120)
+        answered = (await asked).json()
+    assert answered["timings"].get("room_wait_ms", 0) > 0, answered["timings"]
+    assert answered["reply"].startswith("It's")

@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 #: Turns waiting behind the current one before new ones are dropped (with a warning).
 QUEUE = 8
+#: How long heard speech counts as a turn coming (Conversation.busy) if none follows.
+HEARING_S = 15.0
 #: Shown when a turn fails in a way nothing else answered (a model broke mid-turn).
 TURN_FAILED = "Sorry, something went wrong with that reply (fayd status says why)."
 START_OVER = ("All right, let's start again.", "好的，我们重新开始吧。")
@@ -79,11 +81,16 @@ class Conversation:
         output: Callable[[], ReplyOutput],
         understanding: Understanding | None = None,
         door: bool = False,
+        before_turn: Callable[[], Awaitable[float]] | None = None,
     ) -> None:
         self.device = device
         #: A door's conversation (fayd say, the OpenAI endpoint, an avatar): its work gives
         #: way to the devices' (fayd.precedence).
         self.door = door
+        #: Awaited before each turn (a door's: until the devices' turns are done); the
+        #: seconds it waited go into the turn's timings as ``room_wait_ms``.
+        self.before_turn = before_turn
+        self._waited_s = 0.0
         self.chat = chat
         self.understanding = understanding
         self.engines = engines
@@ -103,6 +110,7 @@ class Conversation:
         self.interrupted = 0
         self.dropped_turns = 0
         self._listening = False
+        self._listening_at = 0.0
         #: When the user last said something here (time.monotonic(); 0: never).
         self.heard_at = 0.0
 
@@ -133,6 +141,15 @@ class Conversation:
         return await done
 
     @property
+    def busy(self) -> bool:
+        """Hearing an utterance or answering one (not only playing the last reply). Heard
+        speech that never became a turn (no wake word, nothing recognisable) stops counting
+        after HEARING_S."""
+        running = self.current is not None and not self.current.done()
+        hearing = self._listening and time.monotonic() - self._listening_at < HEARING_S
+        return hearing or running or bool(self.pending.qsize())
+
+    @property
     def free(self) -> bool:
         """No turn running or waiting, nothing being heard or played: a gap to speak in."""
         running = self.current is not None and not self.current.done()
@@ -142,6 +159,7 @@ class Conversation:
         """Tell the device fayd hears speech (Fay's ``log`` state), once an utterance."""
         if not self._listening:
             self._listening = True
+            self._listening_at = time.monotonic()
             self.sender.send(self.device, Human(key="log", value="listening"))
 
     def barge_in(self) -> bool:
@@ -170,6 +188,8 @@ class Conversation:
             for_a_door()  # this task's turns, and the tasks they start
         while True:
             item, done = await self.pending.get()
+            if self.before_turn is not None:
+                self._waited_s = await self.before_turn()
             try:
                 turn = await self.run_turn(lambda i=item: self.turn(i))
             except asyncio.CancelledError:
@@ -228,6 +248,8 @@ class Conversation:
         if isinstance(item, Typed):
             turn.said = item.said
         turn.timings.update(timings)
+        if self._waited_s:
+            turn.timings["room_wait_ms"] = round(self._waited_s * 1000)
         ended = "failed"
         with logfields.bind(device=self.device, user=user, turn_id=turn.id):
             try:
@@ -329,6 +351,7 @@ class Conversation:
 
 #: The timings a turn's log line shows, by their short names.
 _SHOWN_TIMINGS = {
+    "room_wait_ms": "waited for a device's turn",
     "asr_ms": "asr",
     "understood_ms": "understood",
     "llm_first_sentence_ms": "first sentence",

@@ -6,6 +6,8 @@ its Listener port (``fayd.devices.ports``); replies leave through the Sender."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,12 @@ from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
 from fayd.protocol import Action, Outgoing, Sender, TextIn
 from fayd.speech import SpeechSegment
+
+#: The longest a door's turn waits for the devices' turns: doors are not starved by a
+#: talkative room.
+ROOM_WAIT_S = 5.0
+#: How often a waiting door's turn looks again (only while a device's turn runs).
+ROOM_POLL_S = 0.05
 
 
 class _Nowhere:
@@ -153,6 +161,7 @@ class Dialogue:
         found = self.conversations.get(device)
         if found is None:
             sender = self.sender if device != CLI else _Nowhere()
+            door = device == CLI or device in self.attached
             if device in self.attached:
                 sender = self.attached[device][0]
             found = Conversation(
@@ -164,10 +173,26 @@ class Dialogue:
                 user=lambda: self.devices.user_of(device) or self.default_user,
                 output=lambda: self._output(device, sender),
                 understanding=self.understanding,
-                door=device == CLI or device in self.attached,
+                door=door,
+                before_turn=self._room_done if door else None,
             )
             self.conversations[device] = found
         return found
+
+    async def _room_done(self) -> float:
+        """Until no device's conversation hears or answers an utterance (at most
+        ROOM_WAIT_S): a door's turn (fayd say, the OpenAI endpoint, an avatar) waits for
+        the person in the room, whose answer needs the CPU at once (fayd.precedence). A
+        turn's state has many writers, so this looks again every ROOM_POLL_S, and only
+        while a door's turn waits on a device's."""
+        started, waited = time.monotonic(), False
+        while time.monotonic() < started + ROOM_WAIT_S and self._room_busy():
+            waited = True
+            await asyncio.sleep(ROOM_POLL_S)
+        return time.monotonic() - started if waited else 0.0
+
+    def _room_busy(self) -> bool:
+        return any(c.busy for c in self.conversations.values() if not c.door)
 
     def _output(self, device: str, sender: Sender) -> ReplyOutput:
         if device in self.attached:
