@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import contextvars
 
+#: The longest a door's work waits for the devices' turns: doors are not starved by a
+#: talkative room.
+ROOM_WAIT_S = 5.0
+#: How often waiting door work looks again (only while a device's turn runs).
+ROOM_POLL_S = 0.05
+
 _FOR_A_DOOR: contextvars.ContextVar[bool] = contextvars.ContextVar("fayd_door", default=False)
 
 

@@ -80,7 +80,9 @@ async def test_a_doors_turn_waits_for_the_devices_turn_in_progress(daemon) -> No
                 if kind == "human" and frame.key == "log" and frame.value == "thinking":
                     break
         asked = asyncio.create_task(
-            asyncio.to_thread(daemon.api, "POST", "/api/say", json={"text": "what time is it"})
+            asyncio.to_thread(
+                daemon.api, "POST", "/api/say", json={"text": "what time is it"}, timeout=60
+            )
         )
         await device.collect_reply(120)
         answered = (await asked).json()

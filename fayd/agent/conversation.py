@@ -189,7 +189,11 @@ class Conversation:
         while True:
             item, done = await self.pending.get()
             if self.before_turn is not None:
-                self._waited_s = await self.before_turn()
+                try:
+                    self._waited_s = await self.before_turn()
+                except Exception:  # the turn still runs: a worker that died would hang ask()
+                    log.exception("device %s: waiting for the room failed", self.device)
+                    self._waited_s = 0.0
             try:
                 turn = await self.run_turn(lambda i=item: self.turn(i))
             except asyncio.CancelledError:

@@ -20,14 +20,9 @@ from fayd.agent.ports import CLI, AgentEngines, Devices
 from fayd.agent.turn import Turn
 from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
+from fayd.precedence import ROOM_POLL_S, ROOM_WAIT_S
 from fayd.protocol import Action, Outgoing, Sender, TextIn
 from fayd.speech import SpeechSegment
-
-#: The longest a door's turn waits for the devices' turns: doors are not starved by a
-#: talkative room.
-ROOM_WAIT_S = 5.0
-#: How often a waiting door's turn looks again (only while a device's turn runs).
-ROOM_POLL_S = 0.05
 
 
 class _Nowhere:
@@ -186,13 +181,14 @@ class Dialogue:
         turn's state has many writers, so this looks again every ROOM_POLL_S, and only
         while a door's turn waits on a device's."""
         started, waited = time.monotonic(), False
-        while time.monotonic() < started + ROOM_WAIT_S and self._room_busy():
+        while time.monotonic() < started + ROOM_WAIT_S and self.room_busy():
             waited = True
             await asyncio.sleep(ROOM_POLL_S)
         return time.monotonic() - started if waited else 0.0
 
-    def _room_busy(self) -> bool:
-        return any(c.busy for c in self.conversations.values() if not c.door)
+    def room_busy(self) -> bool:
+        """A device's conversation hears or answers an utterance (fayd.precedence)."""
+        return any(c.busy for c in list(self.conversations.values()) if not c.door)
 
     def _output(self, device: str, sender: Sender) -> ReplyOutput:
         if device in self.attached:

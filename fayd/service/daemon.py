@@ -44,7 +44,7 @@ from fayd.service.preflight import Ports, check_files, check_ports
 from fayd.service.supervisor import Supervisor, feed_watchdog
 from fayd.service.web_door import alert_to_live
 from fayd.service.wiring import Parts, Reminding, build
-from fayd.service.workers import worker_pool
+from fayd.service.workers import WorkerPool, worker_pool
 from fayd.store import Store, records
 from fayd.store import devices_records as reg
 from fayd.store.backup import folder_of
@@ -180,6 +180,8 @@ class Daemon:
         self.backups: NightlyBackup | None = None
         self.disk: DiskWatch | None = None
         self.loop_lag = LoopLag()
+        #: The loop's default executor (set when run() starts).
+        self.workers: WorkerPool | None = None
         #: The ports to listen on, and the defaults that were taken (preflight).
         self.ports = Ports(cfg.api.port, cfg.mqtt.embedded_port)
         #: What a user should know about this start (shown by ``fayd status``).
@@ -210,7 +212,8 @@ class Daemon:
             loop.add_signal_handler(sig, stop.set)
         limit_arenas()  # before the workers start: see heap.py
         # Model work (asyncio.to_thread) runs below the loop's priority: see workers.py.
-        loop.set_default_executor(worker_pool())
+        self.workers = worker_pool()
+        loop.set_default_executor(self.workers)
         try:
             await self._serve(stop)
         finally:
@@ -342,6 +345,8 @@ class Daemon:
         sender = Router(self.link, self.serial)
         parts = self.parts = build(cfg, store, self.engines, sender, announce, conclude)
         self.loop_lag.busy = lambda: parts.hub.talking or parts.dialogue.busy
+        if self.workers is not None:  # doors' work waits for the room's (fayd.precedence)
+            self.workers.room_busy = parts.dialogue.room_busy
         await parts.registry.load_known(fresh_broker=self.broker is not None)
         self._built.set()
         if self.ha_names is not None:

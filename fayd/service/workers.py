@@ -16,11 +16,12 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from fayd.precedence import is_door_work
+from fayd.precedence import ROOM_POLL_S, ROOM_WAIT_S, is_door_work
 
 T = TypeVar("T")
 
@@ -74,10 +75,24 @@ class WorkerPool(ThreadPoolExecutor):
             initargs=(step + door_step,),
         )
 
+    #: Whether a device's turn is being heard or answered (set by the daemon once its parts
+    #: are built: Dialogue.room_busy). Read from the door's threads: plain reads of flags
+    #: and counters, atomic under the GIL.
+    room_busy: Callable[[], bool] = staticmethod(lambda: False)  # none yet: never busy
+
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         if is_door_work():
-            return self.doors.submit(fn, *args, **kwargs)
+            return self.doors.submit(self._after_the_room, fn, *args, **kwargs)
         return super().submit(fn, *args, **kwargs)
+
+    def _after_the_room(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """A door's piece of work (a sentence's speech, an embedding) starts once no
+        device's turn needs the CPU, or after ROOM_WAIT_S: the ONNX runtimes' own threads
+        were started by the room's workers and run at their priority, whoever asks."""
+        deadline = time.monotonic() + ROOM_WAIT_S
+        while self.room_busy() and time.monotonic() < deadline:
+            time.sleep(ROOM_POLL_S)
+        return fn(*args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.doors.shutdown(wait, cancel_futures=cancel_futures)
