@@ -47,6 +47,8 @@ ADVICE = [
     ("is it all right to take aspirin with my warfarin?", "medicine"),
     ("can I have a glass of sherry with my antibiotics?", "medicine"),
     ("what are my atorvastatin tablets for?", "medicine"),
+    ("What medicine do I take in the evening?", "medicine"),
+    ("which tablets am I on?", "medicine"),
     ("does omeprazole have side effects?", "medicine"),
     ("should I stop taking my water tablets?", "medicine"),
     ("what can I take for this cough?", "health"),

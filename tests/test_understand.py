@@ -225,6 +225,9 @@ def test_an_unknown_intent_or_a_bad_table_is_refused(tmp_path: Path) -> None:
         # been on the floor in a bathroom.")
         ("My glasses are on the kitchen windowsill.", "memory.recall"),
         ("My late husband Harold was a postman, you know.", "memory.recall"),
+        # told, not asked: kept, never "you haven't told me that" to someone telling it
+        ("The plumber is coming on Tuesday morning", "memory.remember"),
+        ("When is the plumber coming?", "memory.recall"),
         ("Hi Fay, it's Anna. How's Mum been today?", "care.day"),
         ("Did Mum have a fall today?", "care.day"),
         ("My head's been pounding since I woke up.", "wellbeing.symptom"),

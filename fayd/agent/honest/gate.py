@@ -179,6 +179,10 @@ _ADVICE_EN = [
     # "side effects", "interactions", "overdose" asked about
     r"\b(?:side[ -]effects?|interact(?:ion|ions|s)?|overdose|dosage|the dose|right dose|"
     r"how strong|before or after (?:food|meals|eating)|with or without food|empty stomach)\b",
+    # "what medicine do I take in the evening?", "which tablets am I on?": the person's own
+    # regimen is the prescription's, never the model's to guess
+    rf"\b(?:what|which) (?:\w+ )?{MEDICINE[2:]}(?: \w+)? (?:do|should|must|did|am|have) i "
+    r"(?:take|have|use|be taking|on|got|supposed to take|meant to take)\b",
     # "what are my water tablets for?", "what's amlodipine for?"
     rf"\bwhat (?:is|are|'s|were|was) (?:my |the |these |those |this |that )?(?:\w+ )?{MEDICINE[2:]}"
     r"(?: \w+)? (?:for|meant to do|supposed to do)\b",

@@ -314,6 +314,14 @@ _ELSEWHERE = re.compile(
 )
 
 
+def told(text: str, question: str) -> bool:
+    """Said as a statement, not asked: no question mark and no question's frame ("the
+    plumber is coming on Tuesday", 我女儿周六来)."""
+    if "?" in question or "？" in question or _QUESTION.search(text):
+        return False
+    return bool(_STATEMENT.search(text))
+
+
 def fits_mood(intent: str, text: str) -> bool:
     """Asked or told as a request (a statement about a dance is not a request to dance)."""
     if intent in ("clock.date", "clock.time", "clock.until") and _PLANS.search(text):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +21,7 @@ from fayd.agent.language.declared import Templates, with_mood
 from fayd.agent.language.intents import Guess, IntentClassifier
 from fayd.agent.language.text import language, normalize
 from fayd.agent.smalltalk.kinds import SmallTalkByMeaning, small_talk
-from fayd.agent.understand.cues import cue, fits_mood
+from fayd.agent.understand.cues import cue, fits_mood, told
 from fayd.agent.understand.qa import HouseholdQa, QaTable
 from fayd.agent.understand.slots import extract_slots
 from fayd.embedding import EmbedderLike
@@ -122,6 +122,10 @@ class Router:
         guess = self.intents.guess(vector, text) if self.intents and vector is not None else None
         if guess is not None and (guess.intent in ASKED_FOR or not fits_mood(guess.intent, text)):
             guess = None  # "I'm not much of a dancer": a statement, not a request
+        if guess is not None and guess.intent == "memory.recall" and told(text, question):
+            # "the plumber is coming on Tuesday": told, not asked: kept, never "you haven't
+            # told me that" to someone telling it
+            guess = replace(guess, intent="memory.remember", runner_up="memory.recall")
         intent, gated = cue(text), gate(text, question)
         if gated is not None and gate_first(gated, intent):  # what the model cannot know
             return Decision(gated.intent, "gate", 1.0, slots=gated.slots, lang=lang)
