@@ -136,6 +136,8 @@ async def test_remembered_facts_are_recalled_and_nothing_is_invented(house: Hous
     _, said = await house.ask("remember that the plumber comes on Thursday morning")
     _, said = await house.ask("when does the plumber come?")
     assert said.say == "You told me the plumber comes on Thursday morning."
+    _, said = await house.ask("The plumber is coming on Tuesday morning")  # told, not asked
+    assert said.say == "I'll remember that the plumber is coming on Tuesday morning."
 
 
 async def test_the_persons_own_name_is_remembered_and_said_back(house: House) -> None:
