@@ -22,7 +22,12 @@ function fill(id, items, row, empty) {
   if (!items.length && empty) list.append(el("li", { class: "muted" }, empty));
 }
 
-const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "—");
+// "Mon 7 Dec, 09:00" in the phone's own language: a weekday and a 24-hour clock read
+// more easily than "12/7/2026, 9:00:00 AM".
+const WHEN = {
+  weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+};
+const when = (t) => (t ? new Date(t * 1000).toLocaleString(undefined, WHEN) : "—");
 
 async function api(method, path, body) {
   const options = { method, credentials: "same-origin", headers: {} };
