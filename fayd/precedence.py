@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextvars
 
-#: The longest a door's work waits for the devices' turns: doors are not starved by a
-#: talkative room.
+#: The longest doors wait for one busy stretch of the devices' turns: doors are not
+#: starved by a talkative room, nor held by one that looks busy for too long.
 ROOM_WAIT_S = 5.0
 #: How often waiting door work looks again (only while a device's turn runs).
 ROOM_POLL_S = 0.05
@@ -26,3 +26,20 @@ def for_a_door() -> None:
 
 def is_door_work() -> bool:
     return _FOR_A_DOOR.get()
+
+
+class BusyStretch:
+    """Whether a door should wait for the room now: while it is busy, up to ROOM_WAIT_S
+    from the moment it was first seen busy. A room busy for longer (or stuck) holds the
+    doors once, not ROOM_WAIT_S for every piece of their work."""
+
+    def __init__(self) -> None:
+        self._since: float | None = None
+
+    def wait(self, busy: bool, now: float) -> bool:
+        if not busy:
+            self._since = None
+            return False
+        if self._since is None:
+            self._since = now
+        return now - self._since < ROOM_WAIT_S

@@ -337,6 +337,7 @@ def posts() -> Iterator[Posts]:
 #: other workers idle at the end; started first, the short files fill in around it.
 SLOWEST_FILES = {
     "test_reminders_e2e.py": 147,
+    "test_homeassistant.py": 80,
     "test_care_e2e.py": 68,
     "test_firmware_mqtt.py": 67,
     "test_care_rules_e2e.py": 64,
@@ -344,7 +345,6 @@ SLOWEST_FILES = {
     "test_db_damage.py": 54,
     "test_firmware_sensors.py": 52,
     "test_edges.py": 52,
-    "test_homeassistant.py": 51,
     "test_tools_e2e.py": 50,
     "test_status_truth.py": 50,
     "test_startup_errors.py": 48,
@@ -362,6 +362,9 @@ SLOWEST_FILES = {
     "test_cli_errors.py": 33,
     "test_offline.py": 31,
     "test_poison.py": 30,
+    "test_openai_endpoint.py": 32,
+    "test_mcp_daemon.py": 23,
+    "test_web_browser.py": 18,
 }
 
 

@@ -9,7 +9,7 @@ import contextvars
 import threading
 
 from fayd.llm.local import PriorityGate
-from fayd.precedence import for_a_door, is_door_work
+from fayd.precedence import BusyStretch, for_a_door, is_door_work
 
 from .conftest import needs_mosquitto
 
@@ -88,3 +88,13 @@ async def test_a_doors_turn_waits_for_the_devices_turn_in_progress(daemon) -> No
         answered = (await asked).json()
     assert answered["timings"].get("room_wait_ms", 0) > 0, answered["timings"]
     assert answered["reply"].startswith("It's")
+
+
+def test_a_room_busy_too_long_holds_the_doors_once() -> None:
+    stretch = BusyStretch()
+    assert not stretch.wait(False, 0.0)
+    assert stretch.wait(True, 100.0) and stretch.wait(True, 104.9)
+    assert not stretch.wait(True, 105.0)  # busy for ROOM_WAIT_S: doors go on
+    assert not stretch.wait(True, 130.0)  # and are not held again while it stays busy
+    assert not stretch.wait(False, 131.0)
+    assert stretch.wait(True, 132.0)  # a new stretch: they wait again

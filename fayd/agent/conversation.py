@@ -30,8 +30,9 @@ log = logging.getLogger(__name__)
 
 #: Turns waiting behind the current one before new ones are dropped (with a warning).
 QUEUE = 8
-#: How long heard speech counts as a turn coming (Conversation.busy) if none follows.
-HEARING_S = 15.0
+#: How long heard speech counts as a turn coming (Conversation.busy) if none follows: the
+#: final utterance comes within the VAD's hangover of a pause.
+HEARING_S = 3.0
 #: Shown when a turn fails in a way nothing else answered (a model broke mid-turn).
 TURN_FAILED = "Sorry, something went wrong with that reply (fayd status says why)."
 START_OVER = ("All right, let's start again.", "好的，我们重新开始吧。")

@@ -20,7 +20,7 @@ from fayd.agent.ports import CLI, AgentEngines, Devices
 from fayd.agent.turn import Turn
 from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
-from fayd.precedence import ROOM_POLL_S, ROOM_WAIT_S
+from fayd.precedence import ROOM_POLL_S, BusyStretch
 from fayd.protocol import Action, Outgoing, Sender, TextIn
 from fayd.speech import SpeechSegment
 
@@ -55,6 +55,8 @@ class Dialogue:
         #: Devices outside the registry (an avatar's WebSocket): their sender, and whether
         #: a reply is spoken there (asked at each reply's start).
         self.attached: dict[str, tuple[Sender, Callable[[], bool]]] = {}
+        #: How long doors' turns have waited for the room's current busy stretch.
+        self._stretch = BusyStretch()
 
     # --- the Listener port: what the device hub hands over --------------------------------
     def heard(
@@ -176,12 +178,12 @@ class Dialogue:
 
     async def _room_done(self) -> float:
         """Until no device's conversation hears or answers an utterance (at most
-        ROOM_WAIT_S): a door's turn (fayd say, the OpenAI endpoint, an avatar) waits for
-        the person in the room, whose answer needs the CPU at once (fayd.precedence). A
-        turn's state has many writers, so this looks again every ROOM_POLL_S, and only
-        while a door's turn waits on a device's."""
+        ROOM_WAIT_S a busy stretch: fayd.precedence.BusyStretch): a door's turn (fayd say,
+        the OpenAI endpoint, an avatar) waits for the person in the room, whose answer
+        needs the CPU at once. A turn's state has many writers, so this looks again every
+        ROOM_POLL_S, and only while a door's turn waits on a device's."""
         started, waited = time.monotonic(), False
-        while time.monotonic() < started + ROOM_WAIT_S and self.room_busy():
+        while self._stretch.wait(self.room_busy(), time.monotonic()):
             waited = True
             await asyncio.sleep(ROOM_POLL_S)
         return time.monotonic() - started if waited else 0.0

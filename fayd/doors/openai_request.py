@@ -5,14 +5,13 @@ Plain functions, no I/O (docs/openai-endpoint.md says what is taken and what ign
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import JSONResponse
 
 from fayd.protocol.frames import MAX_TEXT
-from fayd.protocol.text import BadText, check_name, check_strings
+from fayd.protocol.text import BadText, check_name, json_object
 
 #: The one model this server lists: fayd itself (its router, skills, memory and model).
 MODEL = "fayd"
@@ -71,25 +70,15 @@ def no_model(model: str) -> Refused:
     )
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def read_body(raw: bytes) -> dict[str, Any]:
-    """The body as a JSON object whose every string is text (a lone surrogate cannot be
-    stored or written: fayd.protocol.text), or Refused."""
+    """The body as a JSON object whose every string is text (fayd.protocol.text), or
+    Refused."""
     try:
-        body = json.loads(raw, parse_constant=_refuse_constant)
-    except RecursionError as exc:
-        raise Refused("the body is nested too deeply") from exc
-    except ValueError as exc:
-        raise Refused(f"the body is not JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise Refused("the body must be a JSON object")
-    try:
-        return check_strings("", body)
+        return json_object(raw)
     except BadText as exc:
         raise Refused(str(exc), param=exc.field) from exc
+    except ValueError as exc:
+        raise Refused(str(exc)) from exc
 
 
 def parse(body: dict[str, Any]) -> Asked:

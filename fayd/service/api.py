@@ -8,8 +8,6 @@ import asyncio
 import base64
 import binascii
 import contextlib
-import json
-import math
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -31,7 +29,7 @@ from fayd.devices.ota import OtaError, OtaFile
 from fayd.errors import FaydError, ProtocolError
 from fayd.mcp.server import MCP_BODIES
 from fayd.protocol.frames import MAX_TEXT, check_device_id
-from fayd.protocol.text import BadText, check_name, check_strings
+from fayd.protocol.text import BadText, check_name, json_object
 from fayd.service.api_reminders import Reminding
 from fayd.service.api_reminders import routes as reminder_routes
 from fayd.service.care_rules import RULE_OPS, rule_shape_problem
@@ -133,33 +131,10 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _finite(text: str) -> float:
-    """A JSON number as a float; ``1e999`` (infinite) is refused like ``NaN``."""
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"the number {text} is out of range")
-    return number
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 async def _json_object(request: Request) -> dict[str, Any]:
-    """The body as a JSON object whose every string is text, or ValueError saying why (a
-    lone surrogate, ``"\\udfff"``, is valid JSON but nothing can write it: refused here,
-    with the field named). Python's decoder also takes ``NaN``/``Infinity``, which no JSON
-    reader after fayd would, and raises RecursionError, not ValueError, for a body nested
-    too deeply: both refused here too."""
-    try:
-        body = json.loads(await request.body(), parse_float=_finite, parse_constant=_no_constant)
-    except RecursionError as exc:
-        raise ValueError("the body is nested too deeply") from exc
-    except ValueError as exc:
-        raise ValueError(f"the body is not JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise ValueError("the body must be a JSON object")
-    return check_strings("", body)
+    """The body as a JSON object whose every string is text, or ValueError saying why
+    (fayd.protocol.text.json_object)."""
+    return json_object(await request.body())
 
 
 def _who(user: Any, device: Any) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from fayd.precedence import ROOM_POLL_S, ROOM_WAIT_S, is_door_work
+from fayd.precedence import ROOM_POLL_S, BusyStretch, is_door_work
 
 T = TypeVar("T")
 
@@ -68,6 +68,9 @@ class WorkerPool(ThreadPoolExecutor):
         super().__init__(
             thread_name_prefix="fayd-worker", initializer=lower_priority, initargs=(step,)
         )
+        #: The room's busy stretch as the door threads see it (two threads: a race only
+        #: moves its start by a poll).
+        self.stretch = BusyStretch()
         self.doors = ThreadPoolExecutor(
             DOOR_THREADS,
             thread_name_prefix="fayd-door",
@@ -87,10 +90,10 @@ class WorkerPool(ThreadPoolExecutor):
 
     def _after_the_room(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """A door's piece of work (a sentence's speech, an embedding) starts once no
-        device's turn needs the CPU, or after ROOM_WAIT_S: the ONNX runtimes' own threads
-        were started by the room's workers and run at their priority, whoever asks."""
-        deadline = time.monotonic() + ROOM_WAIT_S
-        while self.room_busy() and time.monotonic() < deadline:
+        device's turn needs the CPU (at most ROOM_WAIT_S a busy stretch): the ONNX
+        runtimes' own threads were started by the room's workers and run at their
+        priority, whoever asks."""
+        while self.stretch.wait(self.room_busy(), time.monotonic()):
             time.sleep(ROOM_POLL_S)
         return fn(*args, **kwargs)
 

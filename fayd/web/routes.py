@@ -4,7 +4,6 @@ live updates, and the few read/act routes the control API lacks (docs/web.md).""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from typing import Any
 
@@ -14,7 +13,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from fayd.auth.http_guard import SESSION_COOKIE
-from fayd.protocol.text import BadText, check_strings
+from fayd.protocol.text import json_object
 from fayd.web.live import Live
 from fayd.web.port import Household
 from fayd.web.sessions import WebSessions
@@ -39,16 +38,7 @@ def _error(message: str, status: int) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    try:
-        body = json.loads(await request.body())
-    except (ValueError, RecursionError) as exc:
-        raise ValueError("the body is not JSON") from exc
-    if not isinstance(body, dict):
-        raise ValueError("the body must be a JSON object")
-    try:
-        return check_strings("", body)
-    except BadText as exc:
-        raise ValueError(str(exc)) from exc
+    return json_object(await request.body())  # ValueError saying why
 
 
 def routes(sessions: WebSessions, live: Live, household: Household) -> list[BaseRoute]:
