@@ -19,9 +19,9 @@ from fayd.agent.output import ReplyOutput
 from fayd.agent.ports import AgentEngines
 from fayd.agent.skills import Outcome
 from fayd.agent.turn import Turn
+from fayd.agent.turn_log import log_turn
 from fayd.agent.understanding import Understanding
 from fayd.llm.text import SentenceSplitter
-from fayd.logwords import words
 from fayd.precedence import for_a_door
 from fayd.protocol import Action, Command, Error, Human, Sender, TextIn
 from fayd.speech import SpeechSegment
@@ -352,49 +352,6 @@ class Conversation:
         if "first_audio_ms" in turn.timings:
             first_audio = turn.started + turn.timings["first_audio_ms"] / 1000
             self.playing_until = first_audio + output.audio_s
-
-
-#: The timings a turn's log line shows, by their short names.
-_SHOWN_TIMINGS = {
-    "room_wait_ms": "waited for a device's turn",
-    "asr_ms": "asr",
-    "understood_ms": "understood",
-    "llm_first_sentence_ms": "first sentence",
-    "first_audio_ms": "first audio",
-}
-
-
-def log_turn(turn: Turn, ended: str = "") -> None:
-    """One INFO line a turn: its number, device, user, intent, lengths and timings, never
-    its words (fayd.logwords); those go to a DEBUG line, shown only with ``[log] words``."""
-    decision = turn.decision
-    how = (
-        f"{decision['intent']} via {decision['via']} {decision['score']:.2f}"
-        if decision
-        else "no router"
-    )
-    took = round((time.monotonic() - turn.started) * 1000)
-    said = len(turn.sentences)
-    steps = ", ".join(
-        f"{name} {turn.timings[key]:.0f}"
-        for key, name in _SHOWN_TIMINGS.items()
-        if key in turn.timings
-    )
-    log.info(
-        "turn %d on %s for %s (%s): %s; %d chars → %d chars in %s; %d ms%s%s",
-        turn.id,
-        turn.device,
-        turn.user,
-        turn.source,
-        how,
-        len(turn.question),
-        len(turn.answer),
-        f"{said} sentence{'' if said == 1 else 's'}",
-        took,
-        f" ({steps})" if steps else "",
-        f"; {ended}" if ended else "",
-    )
-    log.debug("turn %d: heard %s, said %s", turn.id, words(turn.question), words(turn.answer))
 
 
 async def _sentences(turn: Turn, text: str) -> AsyncIterator[str]:

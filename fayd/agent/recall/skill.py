@@ -119,18 +119,8 @@ async def remember(args: dict[str, Any], ctx: Context) -> Outcome:
         return Outcome(f"Nice to meet you, {name}. I'll remember your name.", detail=detail)
     if zh:
         return Outcome(f"好的，我记住了：{content}。", detail=detail)
-    told = _mid_sentence(words.turned_round(content))
+    told = words.mid_sentence(words.turned_round(content))
     return Outcome(f"I'll remember that {told}.", detail=detail)
-
-
-#: Words a sentence opens with that are lower case inside one ("The plumber …" → "… that the
-#: plumber …"); a name keeps its capital.
-_OPENERS = frozenset("the a an my your our his her their this that these those there it".split())
-
-
-def _mid_sentence(text: str) -> str:
-    first, _, rest = text.partition(" ")
-    return f"{first.lower()} {rest}" if first.lower() in _OPENERS and rest else text
 
 
 #: A fact said in passing: its exchange is kept in memory like any conversation (Chat's 3),
