@@ -42,29 +42,39 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def routes(sessions: WebSessions, live: Live, household: Household) -> list[BaseRoute]:
-    def session_of(request: Request) -> str | None:
-        sid = request.cookies.get(SESSION_COOKIE, "")
-        return sid if sid and sessions.csrf_of(sid) is not None else None
+    return [*LoginRoutes(sessions, live).routes(), *HouseholdRoutes(household).routes()]
 
-    def page(name: str, **marks: str) -> Response:
+
+class LoginRoutes:
+    """The page itself, its login and logout, the session's CSRF token, live updates."""
+
+    def __init__(self, sessions: WebSessions, live: Live) -> None:
+        self.sessions = sessions
+        self.live = live
+
+    def session_of(self, request: Request) -> str | None:
+        sid = request.cookies.get(SESSION_COOKIE, "")
+        return sid if sid and self.sessions.csrf_of(sid) is not None else None
+
+    def page(self, name: str, **marks: str) -> Response:
         text = (STATIC / name).read_text(encoding="utf-8")
         for mark, value in marks.items():
             text = text.replace(f"{{{{{mark}}}}}", value)
         return Response(text, media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
-    async def index(request: Request) -> Response:
-        if session_of(request) is None:
+    async def index(self, request: Request) -> Response:
+        if self.session_of(request) is None:
             return RedirectResponse("/login", status_code=303, headers=PAGE_HEADERS)
-        return page("index.html")
+        return self.page("index.html")
 
-    async def login_page(request: Request) -> Response:
-        if session_of(request) is not None:
+    async def login_page(self, request: Request) -> Response:
+        if self.session_of(request) is not None:
             return RedirectResponse("/", status_code=303, headers=PAGE_HEADERS)
-        return page("login.html", password="yes" if sessions.password_set() else "no")
+        return self.page("login.html", password="yes" if self.sessions.password_set() else "no")
 
-    async def login(request: Request) -> Response:
+    async def login(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
-        wait = sessions.wait_s(client)
+        wait = self.sessions.wait_s(client)
         if wait > 0:
             return JSONResponse(
                 {"error": f"too many wrong passwords: try again in {wait:.0f} s", "retry_s": wait},
@@ -77,9 +87,9 @@ def routes(sessions: WebSessions, live: Live, household: Household) -> list[Base
             return _error(str(exc), 400)
         if not isinstance(password, str) or not password:
             return _error("'password' must be the household password", 400)
-        if not sessions.password_set():
+        if not self.sessions.password_set():
             return _error("no password is set: run  fayd web password  on the box", 409)
-        sid = await sessions.login(client, password)
+        sid = await self.sessions.login(client, password)
         if sid is None:
             return _error("wrong password", 401)
         done = JSONResponse({"ok": True})
@@ -88,59 +98,77 @@ def routes(sessions: WebSessions, live: Live, household: Household) -> list[Base
         done.set_cookie(SESSION_COOKIE, sid, httponly=True, samesite="strict", path="/")
         return done
 
-    async def logout(request: Request) -> Response:
+    async def logout(self, request: Request) -> Response:
         sid = request.cookies.get(SESSION_COOKIE, "")
-        sessions.end(sid)
+        self.sessions.end(sid)
         done = JSONResponse({"ok": True})
         done.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
         return done
 
-    async def session(request: Request) -> Response:
+    async def session(self, request: Request) -> Response:
         sid = request.cookies.get(SESSION_COOKIE, "")
-        csrf = sessions.csrf_of(sid) if sid else None
+        csrf = self.sessions.csrf_of(sid) if sid else None
         if csrf is None:  # the token's holder has no web session
             return _error("no web session: log in on the page", 400)
         return JSONResponse({"csrf": csrf}, headers={"Cache-Control": "no-store"})
 
-    async def events(request: Request) -> Response:
-        sid = session_of(request)
+    async def events(self, request: Request) -> Response:
+        sid = self.session_of(request)
         if sid is None:
             return _error("live updates are for a logged-in page", 400)
-        stream = live.stream(sid, lambda: sessions.csrf_of(sid) is not None)
+        stream = self.live.stream(sid, lambda: self.sessions.csrf_of(sid) is not None)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
 
-    async def people(request: Request) -> Response:
-        return JSONResponse({"people": await household.people()})
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.index, methods=["GET"]),
+            Route("/login", self.login_page, methods=["GET"]),
+            Route("/login", self.login, methods=["POST"]),
+            Route("/logout", self.logout, methods=["POST"]),
+            Route("/api/web/session", self.session, methods=["GET"]),
+            Route("/api/web/events", self.events, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+        ]
 
-    async def conversations(request: Request) -> Response:
+
+class HouseholdRoutes:
+    """The few read and act routes the control API lacks, through the Household port."""
+
+    def __init__(self, household: Household) -> None:
+        self.household = household
+
+    async def people(self, request: Request) -> Response:
+        return JSONResponse({"people": await self.household.people()})
+
+    async def conversations(self, request: Request) -> Response:
         try:
             limit = int(request.query_params.get("limit", "40"))
         except ValueError:
             return _error("limit must be a number", 400)
         if not 1 <= limit <= 500:
             return _error("limit must be 1-500", 400)
-        return JSONResponse({"messages": await household.conversations(limit)})
+        return JSONResponse({"messages": await self.household.conversations(limit)})
 
-    async def memory(request: Request) -> Response:
+    async def memory(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         user = request.query_params.get("user") or None
         if not query or len(query) > 500:
             return _error("q: what to search for, 1-500 characters", 400)
         try:
-            return JSONResponse({"nodes": await household.memory_search(query, user, 10)})
+            return JSONResponse({"nodes": await self.household.memory_search(query, user, 10)})
         except ValueError as exc:
             return _error(str(exc), 400)
         except LookupError as exc:
             return _error(str(exc), 503)
 
-    async def quarantine(request: Request) -> Response:
+    async def quarantine(self, request: Request) -> Response:
         try:
-            return JSONResponse({"items": await household.quarantine()})
+            return JSONResponse({"items": await self.household.quarantine()})
         except LookupError as exc:
             return _error(str(exc), 503)
 
-    async def decide(request: Request) -> Response:
+    async def decide(self, request: Request) -> Response:
         try:
             item = int(request.path_params["item"])
             decision = (await _body(request)).get("decision")
@@ -149,13 +177,13 @@ def routes(sessions: WebSessions, live: Live, household: Household) -> list[Base
         if decision not in ("approve", "reject"):
             return _error("'decision' must be approve or reject", 400)
         try:
-            return JSONResponse(await household.decide(item, decision == "approve"))
+            return JSONResponse(await self.household.decide(item, decision == "approve"))
         except ValueError as exc:
             return _error(str(exc), 400)
         except LookupError as exc:
             return _error(str(exc), 503)
 
-    async def device_settings(request: Request) -> Response:
+    async def device_settings(self, request: Request) -> Response:
         try:
             body = await _body(request)
         except ValueError as exc:
@@ -168,25 +196,19 @@ def routes(sessions: WebSessions, live: Live, household: Household) -> list[Base
             return _error("each setting is a string, a number, true/false or null", 400)
         try:
             return JSONResponse(
-                await household.set_device(request.path_params["device"], pairs, 3.0)
+                await self.household.set_device(request.path_params["device"], pairs, 3.0)
             )
         except ValueError as exc:
             return _error(str(exc), 400)
         except LookupError as exc:
             return _error(str(exc), 404)
 
-    return [
-        Route("/", index, methods=["GET"]),
-        Route("/login", login_page, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
-        Route("/api/web/session", session, methods=["GET"]),
-        Route("/api/web/events", events, methods=["GET"]),
-        Route("/api/web/people", people, methods=["GET"]),
-        Route("/api/web/conversations", conversations, methods=["GET"]),
-        Route("/api/web/memory", memory, methods=["GET"]),
-        Route("/api/web/quarantine", quarantine, methods=["GET"]),
-        Route("/api/web/quarantine/{item}", decide, methods=["POST"]),
-        Route("/api/web/devices/{device}/settings", device_settings, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
-    ]
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/api/web/people", self.people, methods=["GET"]),
+            Route("/api/web/conversations", self.conversations, methods=["GET"]),
+            Route("/api/web/memory", self.memory, methods=["GET"]),
+            Route("/api/web/quarantine", self.quarantine, methods=["GET"]),
+            Route("/api/web/quarantine/{item}", self.decide, methods=["POST"]),
+            Route("/api/web/devices/{device}/settings", self.device_settings, methods=["POST"]),
+        ]
