@@ -144,6 +144,28 @@ def embedded_broker(
     )
 
 
+def serial_watcher(
+    cfg: Config, store: Store, inbound: Callable[[str, str, bytes], Awaitable[None]]
+) -> SerialWatcher | None:
+    """The serial ports' watcher (serial.enabled), checking each board's proof with its
+    device's key (fayd.transport.serial_auth)."""
+    if not cfg.serial.enabled:
+        return None
+
+    async def device_key(device: str) -> str | None:
+        return await store.run(reg.device_secret, device)
+
+    return SerialWatcher(
+        inbound,
+        device_key,
+        patterns=cfg.serial.patterns,
+        interval=cfg.serial.poll_s,
+        baudrate=cfg.serial.baudrate,
+        queue_size=cfg.serial.queue_size,
+        max_backoff=cfg.serial.max_backoff_s,
+    )
+
+
 def write_runtime(cfg: Config, api_url: str, broker_url: str, started_at: float) -> None:
     """<state>/runtime.json: where the CLI and `fayd sim` find this daemon (written whole)."""
     runtime = {
@@ -290,24 +312,8 @@ class Daemon:
             keepalive=cfg.mqtt.keepalive_s,
             queue_size=cfg.mqtt.queue_size,
         )
-        self.serial = None
-        if cfg.serial.enabled:
-            store = self.store
-            assert store is not None
-
-            async def device_key(device: str) -> str | None:
-                # A serial board's key, to check its proof (fayd.transport.serial_auth).
-                return await store.run(reg.device_secret, device)
-
-            self.serial = SerialWatcher(
-                self._inbound,
-                device_key,
-                patterns=cfg.serial.patterns,
-                interval=cfg.serial.poll_s,
-                baudrate=cfg.serial.baudrate,
-                queue_size=cfg.serial.queue_size,
-                max_backoff=cfg.serial.max_backoff_s,
-            )
+        assert self.store is not None
+        self.serial = serial_watcher(cfg, self.store, self._inbound)
         if cfg.homeassistant.enabled:  # its account is on the broker from the start
             self.ha_names, account = home_assistant_naming(cfg, cfg.state_dir)
             self.broker_clients = (account,)
