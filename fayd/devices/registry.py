@@ -93,8 +93,9 @@ class DeviceRegistry:
         self.settings_rev = 0
         #: Told when a device's settings change (the microphones update wake word, barge-in).
         self.on_settings: SettingsChanged | None = None
-        #: Told of each hello and presence once stored (Home Assistant's entities).
-        self.on_seen: Seen | None = None
+        #: Told of each hello and presence once stored (Home Assistant's entities, the
+        #: household page's live updates).
+        self.on_seen: list[Seen] = []
         #: Told of each hello once taken in (the open alerts the device may see).
         self.on_hello: Seen | None = None
         #: The settings commands sent and the devices' answers (``fayd devices set``).
@@ -150,15 +151,15 @@ class DeviceRegistry:
             self.unsaved[hello.device] = hello
             raise
         self.unsaved.pop(hello.device, None)
-        if self.on_seen is not None:
-            self.on_seen(state)
+        for told in self.on_seen:
+            told(state)
 
     async def presence(self, device: str, online: bool) -> None:
         state = self.state(device)
         state.online = online
         await self.store.run(records.set_presence, device, online)
-        if self.on_seen is not None:
-            self.on_seen(state)
+        for told in self.on_seen:
+            told(state)
 
     async def load_known(self, fresh_broker: bool = False) -> None:
         """Devices seen before this start keep their roles until they say hello again;

@@ -87,7 +87,7 @@ def connect(
         user = registry.user_of(device) or cfg.agent.default_user
         bridge.event(device, user, event.sensor, event.data, at, text)
 
-    registry.on_seen = _guarded("a device's hello or presence", seen)
+    registry.on_seen.append(_guarded("a device's hello or presence", seen))
     parts.events.on_fresh = _guarded("a sensor event", fresh)
     for state in registry.states.values():  # known before this start
         if state.id in known:

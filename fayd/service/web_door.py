@@ -8,8 +8,9 @@ import logging
 from typing import Any
 
 from fayd.care import records as care_records
+from fayd.devices.registry import DeviceRegistry, DeviceState
 from fayd.errors import FaydError
-from fayd.memory import quarantine
+from fayd.memory import Memory, quarantine
 from fayd.protocol import Alert
 from fayd.protocol.frames import check_device_id
 from fayd.service.wiring import Parts
@@ -36,7 +37,7 @@ class DaemonHousehold:
         rows = await self.store.run(records.recent_turns, limit)
         return [{k: v for k, v in r.items() if k != "meta"} for r in rows]
 
-    def _memory(self) -> Any:
+    def _memory(self) -> Memory:
         if self.parts.memory is None:
             raise LookupError("this fayd runs without long-term memory")
         return self.parts.memory
@@ -71,16 +72,13 @@ class DaemonHousehold:
         return {"device": device, "settings": row["settings"], **answer}
 
 
-def feed_live(live: Live, registry: Any) -> None:
-    """Device presence to the page: chained after whatever else listens (Home Assistant)."""
-    before = registry.on_seen
+def feed_live(live: Live, registry: DeviceRegistry) -> None:
+    """Device presence to the page, beside whatever else listens (Home Assistant)."""
 
-    def seen(state: Any) -> None:
-        if before is not None:
-            before(state)
+    def seen(state: DeviceState) -> None:
         live.publish("device", {"device": state.id, "online": bool(state.online)})
 
-    registry.on_seen = seen
+    registry.on_seen.append(seen)
 
 
 def alert_to_live(live: Live, alert: Alert) -> None:
