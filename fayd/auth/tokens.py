@@ -36,9 +36,24 @@ def state_mode() -> int:
     return SERVICE_STATE_MODE if under_service() else STATE_MODE
 
 
-def _mode() -> int:
-    # systemd's StateDirectory is group fayd (0750): its members may use the CLI.
+def private_mode() -> int:
+    """A secret file's mode: the daemon's user's alone, or under systemd (whose
+    StateDirectory is group fayd, 0750) its group's too, so its members may use the CLI."""
     return 0o640 if under_service() else 0o600
+
+
+def write_private(path: Path, text: str, mode: int | None = None) -> None:
+    """``text`` in ``path``, whole or not at all (a new file, synced, renamed over the old),
+    with ``mode`` (default :func:`private_mode`) from its first byte."""
+    new = path.with_name(f".{path.name}.new")
+    new.unlink(missing_ok=True)
+    mode = private_mode() if mode is None else mode
+    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(new, path)
 
 
 def ensure_token(state_dir: Path) -> str:
@@ -46,7 +61,7 @@ def ensure_token(state_dir: Path) -> str:
     path = state_dir / TOKEN_FILE
     state_dir.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _mode())
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private_mode())
     except FileExistsError:
         token = read_token(state_dir)
         if len(token) >= MIN_LENGTH:

@@ -7,12 +7,12 @@ once set up, keeps logging in)."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from fayd.auth import HOME_ASSISTANT_USER
+from fayd.auth.tokens import write_private
 from fayd.errors import FaydError
 
 FILE = "homeassistant.json"
@@ -23,10 +23,6 @@ class Identity:
     node: str
     user: str
     password: str
-
-
-def _mode() -> int:
-    return 0o640 if os.environ.get("STATE_DIRECTORY") else 0o600
 
 
 def read_identity(state_dir: Path) -> Identity:
@@ -50,10 +46,5 @@ def ensure_identity(state_dir: Path) -> Identity:
     if path.exists():
         return read_identity(state_dir)
     data = {"node": f"fayd_{secrets.token_hex(4)}", "password": secrets.token_urlsafe(24)}
-    tmp = path.with_name(FILE + ".tmp")
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _mode())
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    tmp.replace(path)
+    write_private(path, json.dumps(data))
     return read_identity(state_dir)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from fayd.auth.tokens import write_private
 from fayd.errors import FaydError
 
 PASSWORD_FILE = "web_password"
@@ -48,14 +48,8 @@ def write_password(state_dir: Path, password: str) -> Path:
     # A service install's state folder is group fayd's (0750): its administrators set the
     # password, the daemon's user reads it. Anywhere else it is the user's alone.
     mode = 0o640 if state_dir.stat().st_mode & 0o070 else 0o600
-    path, new = state_dir / PASSWORD_FILE, state_dir / f".{PASSWORD_FILE}.new"
-    new.unlink(missing_ok=True)
-    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(new, path)
+    path = state_dir / PASSWORD_FILE
+    write_private(path, line + "\n", mode)
     return path
 
 
@@ -93,10 +87,9 @@ def version_of(state_dir: Path) -> tuple[int, int, int] | None:
 
 def read_password(state_dir: Path) -> Stored | None:
     """The stored hash, or None when no password is set (nobody can log in)."""
-    path = state_dir / PASSWORD_FILE
+    version = version_of(state_dir)
     try:
-        st = path.stat()
-        line = path.read_text(encoding="ascii").strip()
+        line = (state_dir / PASSWORD_FILE).read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return Stored(line, (st.st_ino, st.st_mtime_ns, st.st_size)) if line else None
+    return Stored(line, version) if line and version is not None else None
