@@ -7,17 +7,17 @@ token-guarded WebSocket), kept a few minutes, in memory, within a count and a by
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 import secrets
 import time
-import wave
 from collections import OrderedDict
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from fayd.speech.audio import wav_bytes
 
 log = logging.getLogger(__name__)
 
@@ -29,17 +29,6 @@ KEEP_S = 300.0
 MAX_FILES = 256
 MAX_BYTES = 48 * 1024 * 1024
 _NAME = re.compile(r"[0-9a-f]{32}\.wav")
-
-
-def wav_bytes(pcm16: bytes, rate: int) -> bytes:
-    """Mono 16-bit PCM as a WAV file."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(pcm16)
-    return buffer.getvalue()
 
 
 class AudioStore:

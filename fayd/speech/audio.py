@@ -6,6 +6,7 @@ heavyweight DSP dependency and no model.
 
 from __future__ import annotations
 
+import io
 import wave
 from pathlib import Path
 
@@ -56,11 +57,18 @@ def _decode(raw: bytes, width: int) -> np.ndarray:
 
 def write_wav(path: str | Path, pcm16: bytes, rate: int, channels: int = 1) -> None:
     """Write PCM16 bytes as a WAV file."""
-    with wave.open(str(path), "wb") as w:
+    Path(path).write_bytes(wav_bytes(pcm16, rate, channels))
+
+
+def wav_bytes(pcm16: bytes, rate: int, channels: int = 1) -> bytes:
+    """PCM16 bytes as the bytes of a WAV file."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as w:
         w.setnchannels(channels)
         w.setsampwidth(2)
         w.setframerate(rate)
         w.writeframes(pcm16)
+    return buffer.getvalue()
 
 
 def resample(samples: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
