@@ -48,6 +48,22 @@ CONVERSATION_IMPORTANCE = 3
 LLM_FAILED_REPLY = "Sorry, I cannot think right now: my language model is not answering."
 #: Said when the language model is not installed, so a voice device still gets an answer.
 NO_MODEL_REPLY = "Sorry, my language model is not installed yet, so I cannot answer."
+#: What each stand-in means to a program (the control API, the OpenAI door): its error code
+#: and why, so that a script can tell the turn failed although it has a reply.
+MODEL_FAILURES = {
+    LLM_FAILED_REPLY: ("model_failed", "the language model did not answer (see the log)"),
+    NO_MODEL_REPLY: (
+        "model_not_installed",
+        "the language model is not installed (fayd models check)",
+    ),
+}
+
+
+def model_failure(sentences: list[str]) -> tuple[str, str] | None:
+    """(code, why) when a reply's sentence is a stand-in for a model that did not answer."""
+    return next((MODEL_FAILURES[s] for s in sentences if s in MODEL_FAILURES), None)
+
+
 #: A second attempt samples hotter, with a new seed: the first one's path is not taken again.
 RETRY_TEMPERATURE = 0.8
 _DONE = object()

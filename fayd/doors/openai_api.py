@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
+from fayd.agent.chat import model_failure
 from fayd.agent.language.text import join_sentences
 from fayd.agent.turn import Turn
 from fayd.doors.openai_request import MODEL, Asked, Refused, no_model, parse, read_body
@@ -31,15 +31,6 @@ log = logging.getLogger(__name__)
 #: when it was interrupted or failed (``Dialogue.say`` on the administrator's conversation).
 Ask = Callable[[str, str | None, Callable[[str], None]], Awaitable[Turn | None]]
 
-#: The stand-ins a turn says when the model could not answer (fayd.agent.chat): a client
-#: gets an error instead (503, its code), never these as if they were the model's words.
-MODEL_FAILED = {
-    LLM_FAILED_REPLY: ("fayd's language model did not answer (see the log)", "model_failed"),
-    NO_MODEL_REPLY: (
-        "fayd's language model is not installed (fayd models check)",
-        "model_not_installed",
-    ),
-}
 #: Ends a turn's queue of sentences.
 _END = None
 #: Turns whose client went away: kept referenced until they finish (asyncio holds tasks weakly).
@@ -123,11 +114,11 @@ class Reply:
 
 
 def failed(sentences: list[str]) -> None:
-    """Refused when a sentence is the stand-in for a model that could not answer."""
-    for sentence in sentences:
-        if sentence in MODEL_FAILED:
-            message, code = MODEL_FAILED[sentence]
-            raise Refused(message, 503, None, code, "server_error")
+    """Refused (503, its code) when a sentence is the stand-in a turn says for a model that
+    could not answer (fayd.agent.chat): never passed off as the model's words."""
+    if found := model_failure(sentences):
+        code, why = found
+        raise Refused(why, 503, None, code, "server_error")
 
 
 async def completions(ask: Ask, request: Request) -> Response:

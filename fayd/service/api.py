@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from fayd.agent.chat import LLM_FAILED_REPLY, NO_MODEL_REPLY
+from fayd.agent.chat import model_failure
 from fayd.auth import HttpGuard, allowed_hosts
 from fayd.auth.body_limit import KIB, MIB, BodyLimits
 from fayd.auth.http_guard import Sessions
@@ -115,16 +115,10 @@ class Control(Protocol):
 
 #: The stand-ins said when the model could not answer (fayd.agent.chat): the turn has a
 #: reply, but a script must be able to tell it failed (``fayd say`` then exits 1).
-_MODEL_FAILED = {
-    LLM_FAILED_REPLY: "the language model did not answer (see the log)",
-    NO_MODEL_REPLY: "the language model is not installed (fayd models check)",
-}
-
-
 def _model_failure(done: dict[str, Any]) -> dict[str, str]:
     """``{"failed": why}`` when the reply is a stand-in for the model's."""
-    why = next((_MODEL_FAILED[s] for s in done.get("sentences") or [] if s in _MODEL_FAILED), None)
-    return {"failed": why} if why else {}
+    failed = model_failure(done.get("sentences") or [])
+    return {"failed": failed[1]} if failed else {}
 
 
 def _error(message: str, status: int) -> JSONResponse:
