@@ -64,9 +64,8 @@ class DaemonHousehold:
         if device not in await self.store.run(reg.known_devices):
             raise LookupError(f"no device {device!r}")
         await self.store.run(reg.set_settings, device, changes)
-        registry = self.parts.registry
-        await registry.reload_settings()  # now, not at the next poll
-        answer = await registry.confirm_settings(device, wait_s)
+        # Applied now, not at the next poll (confirm_settings reloads them first).
+        answer = await self.parts.registry.confirm_settings(device, wait_s)
         row = next(r for r in await self.store.run(reg.registry) if r["id"] == device)
         log.info("web page: device %s settings %s", device, pairs)
         return {"device": device, "settings": row["settings"], **answer}
