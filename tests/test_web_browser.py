@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
@@ -59,13 +58,7 @@ def run(daemon: DaemonProcess, *args: str, stdin: str = "") -> str:
 
 
 def volume(daemon: DaemonProcess) -> int | None:
-    conn = sqlite3.connect(daemon.state / "fayd.db", timeout=10)
-    try:
-        row = conn.execute("SELECT volume FROM device_settings WHERE device = ?", [DEVICE])
-        found = row.fetchone()
-        return found[0] if found else None
-    finally:
-        conn.close()
+    return daemon.setting(DEVICE, "volume")
 
 
 async def scenario(daemon: DaemonProcess, shots: Path) -> None:

@@ -5,7 +5,6 @@ refused and nothing changes; the password set with ``fayd web password`` gets in
 
 from __future__ import annotations
 
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -58,13 +57,7 @@ def login(daemon: DaemonProcess, password: str = PASSWORD) -> tuple[httpx.Client
 
 
 def volume(daemon: DaemonProcess) -> int | None:
-    conn = sqlite3.connect(daemon.state / "fayd.db", timeout=10)
-    try:
-        row = conn.execute("SELECT volume FROM device_settings WHERE device = ?", [DEVICE])
-        found = row.fetchone()
-        return found[0] if found else None
-    finally:
-        conn.close()
+    return daemon.setting(DEVICE, "volume")
 
 
 def test_without_a_password_nobody_logs_in_and_the_page_says_how_to_set_one(

@@ -10,12 +10,14 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import aiomqtt
 import httpx
@@ -146,6 +148,18 @@ class DaemonProcess:
         token = read_token(self.state)
         headers = {"Authorization": f"Bearer {token}"}
         return httpx.request(method, self.runtime["api"] + path, headers=headers, **kw)
+
+    def setting(self, device: str, name: str) -> Any:
+        """A device's stored setting (``device_settings.<name>``), None when not set."""
+        if not name.isidentifier():
+            raise ValueError(f"not a setting's column: {name!r}")
+        conn = sqlite3.connect(self.state / "fayd.db", timeout=10)
+        try:
+            sql = f"SELECT {name} FROM device_settings WHERE device = ?"
+            found = conn.execute(sql, [device]).fetchone()
+            return found[0] if found else None
+        finally:
+            conn.close()
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
