@@ -287,6 +287,10 @@ def test_stock_phrases_are_not_said() -> None:
         judge.judge("Roses are lovely.")
         and judge.judge("I'll be happy to explain further.") is None
     )
+    # The conversation told from outside, heard after "Thank you, that's all".
+    judge = ReplyGuard("Thank you, that's all")
+    assert judge.judge("The user thanked you for your assistance.") is None
+    assert judge.problem == "filler"
     # A piece that introduces what never follows (the model's summaries and letters).
     judge = ReplyGuard("He was a postman, you know.")
     assert judge.judge("Here is the original:") is None and judge.problem == "filler"

@@ -102,13 +102,16 @@ _UNKIND = re.compile(
     re.I,
 )
 #: Stock phrases of chat models that say nothing to a person at home ("I'm sorry for any
-#: confusion", "I'll be happy to explain further"): the reply stops before them.
+#: confusion", "I'll be happy to explain further", "The user thanked you"): the reply
+#: stops before them.
 _FILLER = re.compile(
     r"\b(sorry for (any|the) (confusion|misunderstanding)|"
     r"apologi[sz]e for (any|the) (confusion|inconvenience|misunderstanding)|"
     r"(happy|glad) to (explain|elaborate|help) further|as an ai|i'm (just )?an ai|"
     r"language model|let me know if you (have|need) any|here (is|are) (the|an?|your|my) "
     r"(original|summary|translation|text|list|example|version|rewrite|response))\b"
+    # the conversation narrated from outside ("The user thanked you for your assistance.")
+    r"|\bthe (user|assistant)\b"
     r"|[:：]\s*$",  # a piece that introduces something to follow: "Here is the original:"
     re.I,
 )
