@@ -5,7 +5,13 @@ device speaks Piper-generated questions into it in real time, as a microphone wo
 of speech is the moment the frame holding the last speech sample leaves the device; the
 figure therefore includes the VAD's silence hangover (reported as ``hangover_ms``).
 
-    .venv/bin/python benchmarks/voice_turn.py [--turns 20]
+    .venv/bin/python benchmarks/voice_turn.py [--turns 20] [--lang zh]
+
+``--lang zh``: a Chinese household's questions, said by the Chinese voice (tts_zh), heard by
+Whisper base (the whisper-base choice, put together in a temporary folder) with
+``speech.asr_language = zh``; replies come from skills and written answers (the default
+chat model has no Chinese), so the bare engines there are ASR + the reply's first sentence
+by the Chinese voice.
 
 Prints one JSON object. Parts come from the timings fayd stores with each turn: ASR; LLM
 first token (after ASR); TTS of the first sentence (its own duration). After the daemon
@@ -32,6 +38,8 @@ from fayd.config import AgentConfig, LlmConfig, SpeechConfig
 from fayd.llm.local import LocalLlm
 from fayd.llm.text import SentenceSplitter
 from fayd.models import resolve
+from fayd.models.choices import assemble
+from fayd.models.manifest import load_manifest
 from fayd.speech.asr import WhisperAsr
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
@@ -61,22 +69,42 @@ QUESTIONS = [
 ]
 
 
+QUESTIONS_ZH = [
+    "早上好",
+    "现在几点了",
+    "今天星期几",
+    "明天早上八点提醒我吃降压药",
+    "我吃药了吗",
+    "十分钟后提醒我关火",
+    "今天几号",
+    "谢谢你",
+    "我有点累",
+    "晚安",
+]
+
+
 def pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 1) if values else None
 
 
-async def run(turns: int) -> dict:
-    files = resolve("tts").files
-    tts = PiperTts(files["model"], files.get("config"))
+async def run(turns: int, lang: str = "en") -> dict:
     state = Path(tempfile.mkdtemp(prefix="fayd-bench-"))
-    daemon = DaemonProcess(state).start()
+    if lang == "zh":
+        tts, questions = chinese_voice(), QUESTIONS_ZH
+        asr_model = str(assemble(load_manifest().choice("asr", "whisper-base"), state / "base"))
+        env = {"FAYD_SPEECH_ASR_LANGUAGE": "zh", "FAYD_SPEECH_ASR_MODEL": asr_model}
+    else:
+        files = resolve("tts").files
+        tts, questions, env = PiperTts(files["model"], files.get("config")), QUESTIONS, {}
+    daemon = DaemonProcess(state / "state", env).start()
     eos_to_audio: list[float] = []
     spoken: list[tuple[str, np.ndarray]] = []
+    first_said: list[str] = []
     try:
         async with daemon.sim("bench-1") as device:
             await device.hello()
             for i in range(turns):
-                text = QUESTIONS[i % len(QUESTIONS)]
+                text = questions[i % len(questions)]
                 speech = resample(
                     pcm16_to_float(b"".join(tts.synthesize(text))), tts.sample_rate, 16000
                 )
@@ -92,12 +120,14 @@ async def run(turns: int) -> dict:
                 eos = started + (len(lead) + len(speech)) / 16000
                 if reply.first_audio_at is None:
                     print(f"turn {i}: no audio", file=sys.stderr)
+                    first_said.append("")
                     continue
                 eos_to_audio.append((reply.first_audio_at - eos) * 1000)
+                first_said.append(next((h.text for h in reply.audio_humans if h.text), ""))
                 print(f"turn {i}: {eos_to_audio[-1]:.0f} ms  {reply.text[:60]!r}", file=sys.stderr)
     finally:
         daemon.stop()
-    conn = sqlite3.connect(state / "fayd.db")
+    conn = sqlite3.connect(state / "state" / "fayd.db")
     timings = [
         json.loads(meta)["timings"]
         for (meta,) in conn.execute("SELECT meta FROM messages WHERE role = 'assistant'")
@@ -108,13 +138,20 @@ async def run(turns: int) -> dict:
     # always run the model) are over the turns the model answered.
     by_model = [t for t in voice if "llm_first_token_ms" in t]
     tts_ms = [t["tts_first_chunk_ms"] - t["llm_first_sentence_ms"] for t in voice]
-    parts = bare_engine_parts(spoken, tts)
+    if lang == "zh":
+        parts = bare_chinese_parts(spoken, first_said, tts, asr_model)
+    else:
+        parts = bare_engine_parts(spoken, tts)
     hangover = SpeechConfig().vad_min_silence_ms
     paired = len(voice) == len(eos_to_audio) == len(parts)
     model_turns = [i for i, t in enumerate(voice) if "llm_first_token_ms" in t] if paired else []
     model_eos = [eos_to_audio[i] - hangover for i in model_turns]
     model_bare = [sum(parts[i]) for i in model_turns]
+    if lang == "zh":  # no model turns: every reply against ASR + its first sentence's TTS
+        model_eos = [ms - hangover for ms in eos_to_audio]
+        model_bare = [sum(p) for p in parts] if paired else []
     return {
+        "lang": lang,
         "turns": len(eos_to_audio),
         "model_turns": len(by_model),
         "eos_to_first_audio_ms_p50": pct(eos_to_audio, 50),
@@ -135,7 +172,7 @@ async def run(turns: int) -> dict:
         "bare_llm_first_sentence_ms_p50": pct([p[1] for p in parts], 50),
         "bare_tts_first_chunk_ms_p50": pct([p[2] for p in parts], 50),
         # Model turns through fayd vs the same turns through the bare engines.
-        "ratio_p50": round(pct(model_eos, 50) / pct(model_bare, 50), 3) if model_eos else None,
+        "ratio_p50": round(pct(model_eos, 50) / pct(model_bare, 50), 3) if model_bare else None,
     }
 
 
@@ -175,10 +212,35 @@ def bare_engine_parts(
     return sums
 
 
+def chinese_voice():
+    from fayd.speech.tts_zh import BakerTts
+
+    return BakerTts()
+
+
+def bare_chinese_parts(
+    spoken: list[tuple[str, np.ndarray]], first_said: list[str], tts, asr_model: str
+) -> list[tuple[float, float, float]]:
+    """Each Chinese turn's ASR (Whisper base) + TTS of the reply's first sentence, alone."""
+    asr = WhisperAsr(asr_model, "zh", SpeechConfig().asr_threads)
+    asr.transcribe(np.zeros(16000, dtype=np.float32))
+    sums = []
+    for (_, speech), said in zip(spoken, first_said, strict=True):
+        started = time.perf_counter()
+        asr.transcribe(np.concatenate([np.zeros(4800, np.float32), speech]))
+        asr_s = time.perf_counter() - started
+        started = time.perf_counter()
+        next(iter(tts.synthesize(said or "好。")))
+        sums.append((asr_s * 1000, 0.0, (time.perf_counter() - started) * 1000))
+    return sums
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20)
-    print(json.dumps(asyncio.run(run(parser.parse_args().turns))))
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args.turns, args.lang))))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from fayd.llm.local import LocalLlm
 from fayd.models import MISSING, check, resolve
 from fayd.models.user_files import value
 from fayd.speech import Asr, Tts, WakeDetector
+from fayd.speech.voices import ScriptVoices
 
 log = logging.getLogger(__name__)
 #: In the state's cache folder: the LLM's read prompt prefix (fayd.llm.prefix_file).
@@ -102,6 +103,10 @@ def build_model(cfg: Config, role: str, files: dict[str, Path], own: bool) -> An
         from fayd.speech.tts import PiperTts
 
         return PiperTts(files["model"], config)
+    if role == "tts_zh":
+        from fayd.speech.tts_zh import BakerTts
+
+        return BakerTts(files)
     if role == "embed":
         from fayd.embedding import Embedder
 
@@ -136,6 +141,8 @@ def load_engines(cfg: Config) -> Engines:
     engines.vad_path = attempt("vad", "speech.vad_model")
     engines.asr = attempt("asr", "speech.asr_model")
     engines.tts = attempt("tts", "speech.tts_model")
+    if engines.tts is not None:  # one reply, the right voice: Chinese runs by the Chinese one
+        engines.tts = ScriptVoices(engines.tts, chinese_voice(cfg, engines))
     if cfg.llm.url:
         engines.llm = remote_llm(cfg, engines)
     else:
@@ -152,6 +159,34 @@ def load_engines(cfg: Config) -> Engines:
         ", ".join(f"{role} {s:.1f}" for role, s in seconds.items()),
     )
     return engines
+
+
+def chinese_voice(cfg: Config, engines: Engines) -> Tts | Callable[[], Tts] | None:
+    """The voice of Chinese replies: the ``tts_zh`` model when it is installed, else
+    espeak-ng's Mandarin (robotic, but never English Piper reading "Chinese letter" for
+    each character). Loaded now when the household speaks Chinese (``speech.asr_language``
+    zh or auto); else only at the first Chinese reply, so English homes never pay for it."""
+    from fayd.speech.tts_espeak import EspeakTts
+
+    found = check("tts_zh")  # sizes only: BakerTts checks each file's sha256 as it reads it
+    make: Callable[[], Tts] = EspeakTts
+    if found.ok:
+        engines.files["tts_zh"] = found.path
+        make = partial(build_model, cfg, "tts_zh", resolve("tts_zh").files, False)
+    else:
+        engines.files["tts_zh"] = f"espeak-ng cmn (the Chinese voice: {found.install_hint})"
+        if found.problem:  # installed, but damaged
+            engines.problems["tts_zh"] = f"{found.path}: {found.status} ({found.detail})"
+    if cfg.speech.asr_language not in ("zh", "auto"):
+        return make
+    try:
+        voice = make()
+        b"".join(voice.synthesize("好。"))  # pages in and sets up its graphs before READY
+        return voice
+    except Exception as exc:  # said, and the floor instead
+        engines.problems["tts_zh"] = f"the Chinese voice failed to load: {_one_line(exc)}"
+        log.error("%s", engines.problems["tts_zh"])
+        return EspeakTts if make is not EspeakTts else None
 
 
 def load_own(cfg: Config, engines: Engines, role: str, key: str, path: str) -> Any:
