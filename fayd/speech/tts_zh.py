@@ -82,7 +82,7 @@ class BakerTts:
                     raise ModelMissing(ROLE, str(target), install_hint(ROLE))
         blobs = {
             key: read_verified(paths[key], digests[key][0].size, digests[key][0].sha256)
-            for key in ("model", "vocoder")
+            for key in ("model", "vocoder", "mapper")
         }
         for d in digests["frontend"]:  # code that is run: byte for byte what was reviewed
             read_verified(paths["frontend"] / d.path, d.size, d.sha256)
