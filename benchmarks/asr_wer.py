@@ -9,6 +9,11 @@ WER = (substitutions + deletions + insertions) / reference words.
     .venv/bin/python benchmarks/asr_wer.py [--limit N]
 
 Prints one JSON object: utterances, wer_piper, wer_espeak (+ the worst transcripts).
+
+    .venv/bin/python benchmarks/asr_wer.py --lang zh [--limit N] [--whisper DIR]
+
+does the same for Chinese voices (see benchmarks/asr_wer_zh.py): the Baker voice and
+espeak-ng cmn, heard by the multilingual Whisper base, scored by character error rate.
 """
 
 from __future__ import annotations
@@ -127,15 +132,23 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=len(PHRASES), help="first N phrases only")
+    parser.add_argument("--limit", type=int, default=None, help="first N phrases only")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    parser.add_argument("--whisper", help="zh: a Whisper base folder (default: assembled)")
     args = parser.parse_args()
+    if args.lang == "zh":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from benchmarks.asr_wer_zh import main as main_zh
+
+        main_zh(args.limit, args.whisper)
+        return
     if missing := missing_espeak_tools():
         sys.exit(f"{missing[0]} is needed ({ESPEAK_INSTALL})")
 
     files = resolve("tts").files
     tts = PiperTts(files["model"], files["config"], threads=2, noise_scale=0, noise_w_scale=0)
     asr = WhisperAsr(resolve("asr").files["model"], language="en", threads=2)
-    phrases = PHRASES[: args.limit]
+    phrases = PHRASES[: args.limit]  # None: all
     errors = {"piper": 0, "espeak": 0}
     worst: dict[str, list[tuple[int, str, str]]] = {"piper": [], "espeak": []}
     ref_words = 0

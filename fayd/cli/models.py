@@ -58,8 +58,9 @@ def list_models(cfg: Config) -> int:
     for role, spec in manifest.roles.items():
         found = models.check(role, manifest=manifest)
         state = "installed" if found.ok else f"NOT installed ({found.detail or found.status})"
-        print(f"{role}: {spec.name} — the default, {state}")
-        print(f"  in use: {in_use(cfg, role, own, manifest)}")
+        print(f"{role}: {spec.name} — {'optional' if spec.optional else 'the default'}, {state}")
+        if not spec.optional:
+            print(f"  in use: {in_use(cfg, role, own, manifest)}")
         if not found.ok:
             print(f"  install it: fayd models install {role}")
         for choice in manifest.choices.get(role, {}).values():
@@ -91,6 +92,9 @@ def check(cfg: Config, verify: bool) -> int:
         if role in own and r.ok:
             ok = _check_own(cfg, role, own[role], manifest, verify) and ok
             continue
+        if not r.problem and not r.ok:  # an optional model, not installed: said, not failed
+            print(f"{r.role:6} {'optional':9} not installed: fayd models install {r.role}")
+            continue
         print(f"{r.role:6} {r.status:9} {r.path}")
         if not r.ok:
             ok = False
@@ -113,7 +117,7 @@ def _check_own(cfg: Config, role: str, path: str, manifest: models.Manifest, ver
 
 def install(cfg: Config, roles: list[str], choice_name: str | None) -> int:
     if not choice_name:
-        models.install(roles or list(models.ROLES))
+        models.install(roles or models.load_manifest().default_roles())
         return 0
     if len(roles) != 1:
         raise ValueError("--choice needs one role: fayd models install ROLE --choice NAME")

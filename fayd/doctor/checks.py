@@ -61,6 +61,9 @@ def models_check(facts: Facts) -> list[Check]:
                 manifest=manifest,
                 override=own.get(role),
             )
+            if not r.problem and not r.ok:  # an optional model, not installed
+                found.append(Check(OK, what, f"optional, not installed ({r.install_hint})"))
+                continue
             fix = f"{r.detail}; install: {r.install_hint}"
             found.append(
                 Check(OK, what, f"{r.path}, sha256 right")

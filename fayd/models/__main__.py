@@ -38,7 +38,7 @@ def _check(verify_sha: bool) -> int:
         print(f"{r.role:6} {r.status:9} {r.path}  {r.detail}")
         if not r.ok:
             print(f"       install: {r.install_hint}")
-    return 0 if all(r.ok for r in results) else 1
+    return 1 if any(r.problem for r in results) else 0
 
 
 def main(argv: list[str] | None = None) -> int:

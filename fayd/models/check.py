@@ -29,10 +29,17 @@ class CheckResult:
     path: str  # the model's path, or the first file found wrong
     install_hint: str
     detail: str = ""
+    #: The role is optional (not in the default set): its absence is no problem.
+    optional: bool = False
 
     @property
     def ok(self) -> bool:
         return self.status == OK
+
+    @property
+    def problem(self) -> bool:
+        """Something to fix: a required model not whole, or an optional one installed broken."""
+        return not self.ok and not (self.optional and self.status == MISSING)
 
 
 def sha256_file(path: str | Path) -> str:
@@ -95,25 +102,27 @@ def check(
         return CheckResult(role, OK, str(found.files["model"]), hint, "user's own model")
     cache = DigestCache(cache_dir) if cache_dir is not None else None
     paths = default_paths(spec)
+    opt = spec.optional
     for key, f in spec.files.items():
         base = paths[key]
         if base is None:
             shown = f"<{f.module}>/{f.path}"
-            return CheckResult(role, MISSING, shown, hint, f"package {f.module!r} not installed")
+            detail = f"package {f.module!r} not installed"
+            return CheckResult(role, MISSING, shown, hint, detail, opt)
         for d in f.digests:
             target = base / d.path if d.path else base
             if not target.is_file():
-                return CheckResult(role, MISSING, str(target), hint, "file not found")
+                return CheckResult(role, MISSING, str(target), hint, "file not found", opt)
             size = target.stat().st_size
             if size != d.size:
                 detail = f"size {size}, expected {d.size}"
-                return CheckResult(role, BAD_SIZE, str(target), hint, detail)
+                return CheckResult(role, BAD_SIZE, str(target), hint, detail, opt)
             if verify_sha:
                 digest = cache.sha256(target) if cache is not None else sha256_file(target)
                 if digest != d.sha256:
                     detail = f"sha256 {digest}, expected {d.sha256}"
-                    return CheckResult(role, BAD_SHA, str(target), hint, detail)
-    return CheckResult(role, OK, str(paths["model"]), hint, spec.name)
+                    return CheckResult(role, BAD_SHA, str(target), hint, detail, opt)
+    return CheckResult(role, OK, str(paths["model"]), hint, spec.name, opt)
 
 
 def check_all(
@@ -124,7 +133,8 @@ def check_all(
     overrides: Mapping[str, str | Path | None] | None = None,
     roles: Iterable[str] | None = None,
 ) -> list[CheckResult]:
-    """Check every role of the manifest (or ``roles``), in manifest order."""
+    """Check every role of the manifest (or ``roles``), in manifest order; an optional role
+    that is not installed comes back MISSING with ``problem`` False."""
     manifest = manifest or load_manifest()
     overrides = overrides or {}
     return [

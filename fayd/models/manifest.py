@@ -19,6 +19,8 @@ from pathlib import Path
 
 from fayd.errors import ModelError, ModelMissing
 
+#: The default set: what ``fayd models install`` fetches and ``check`` requires. The manifest
+#: may add optional roles (``optional = true``, e.g. tts_zh) installed only when named.
 ROLES = ("vad", "asr", "llm", "tts", "embed", "wake")
 
 
@@ -72,6 +74,8 @@ class RoleSpec:
     #: The setting that takes a user's own model instead ("" = none), and what it takes.
     setting: str = ""
     own: str = ""
+    #: Not in the default set: installed only when named, no problem when absent.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ class Manifest:
             known = ", ".join(found) or "none"
             raise ModelError(f"no choice {key!r} for the {role} model (known: {known})")
         return found[key]
+
+    def default_roles(self) -> list[str]:
+        """The roles installed and required by default (every role not ``optional``)."""
+        return [name for name, spec in self.roles.items() if not spec.optional]
 
     def role(self, role: str) -> RoleSpec:
         try:
@@ -218,6 +226,7 @@ def _parse_role(role: str, raw: dict) -> RoleSpec:
         notes=raw.get("notes", ""),
         setting=raw.get("setting", ""),
         own=raw.get("own", ""),
+        optional=bool(raw.get("optional", False)),
     )
 
 

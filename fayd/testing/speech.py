@@ -22,10 +22,12 @@ def missing_espeak_tools() -> list[str]:
     return [tool for tool in ESPEAK_TOOLS if shutil.which(tool) is None]
 
 
-def espeak_16k(text: str, wav_path: Path) -> np.ndarray:
-    """``text`` said by espeak-ng, as 16 kHz float32 mono (also left in ``wav_path``)."""
+def espeak_16k(text: str, wav_path: Path, voice: str | None = None) -> np.ndarray:
+    """``text`` said by espeak-ng (its ``voice``, e.g. "cmn"; by default English), as
+    16 kHz float32 mono (also left in ``wav_path``)."""
+    chosen = ["-v", voice] if voice else []
     wav = subprocess.run(
-        ["espeak-ng", "--stdout", text], capture_output=True, check=True, timeout=30
+        ["espeak-ng", *chosen, "--stdout", text], capture_output=True, check=True, timeout=30
     ).stdout
     subprocess.run(
         ["sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", str(wav_path)],
