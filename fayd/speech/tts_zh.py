@@ -37,6 +37,8 @@ RUNTIME = ("ai_edge_litert", "pypinyin")
 #: Silence after a clause and after a sentence (s): the voice itself stops abruptly.
 PAUSE_CLAUSE = 0.15
 PAUSE_SENTENCE = 0.3
+#: Each clause's peak after normalising (Piper's voices peak near full scale too).
+PEAK = 0.9
 _FRONTEND_MODULE = "fayd_baker_frontend"
 _frontend_lock = threading.Lock()
 
@@ -141,6 +143,11 @@ class BakerTts:
         vocoder.set_tensor(mel_in, mel)
         vocoder.invoke()
         audio = vocoder.get_tensor(vocoder.get_output_details()[0]["index"])[0, :, 0]
+        # The vocoder peaks near -9 dBFS; Piper normalises each sentence to full scale, and
+        # a reply that changes voice mid-sentence must not drop in loudness.
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        if peak > 1e-4:
+            audio = audio * (PEAK / peak)
         return np.clip(audio, -1.0, 1.0).astype(np.float32)
 
     def _ids(self, clause: str) -> list[int] | None:

@@ -28,10 +28,13 @@ _MEASURE = (
     "个|片|粒|颗|杯|碗|次|天|位|只|本|张|瓶|袋|块|岁|小时|分钟|周|星期|遍|口|件|双|条|斤|"
     "公斤|层|趟|步|顿|回|份|盒|支|根|点"  # not 年/月/号: 2月 is February, 二月
 )
-_TWO = re.compile(rf"(?<![\d.第])2(?=(?:{_MEASURE}))")
+_TWO = re.compile(rf"(?<![\d./第])2(?=(?:{_MEASURE}))")
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
 _DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?=[日号])")
+#: Two readings with a slash, each of two or three digits (a blood pressure, 140/90): not a
+#: fraction ("九十分之一百四十"), and not a date (those were written out before).
+_PAIR = re.compile(r"(?<![\d/.])(\d{2,3})/(\d{2,3})(?![\d/.])")
 _RANGE = re.compile(r"(?<=\d)\s*[-~]\s*(?=\d)")
 _BELOW_ZERO = re.compile(r"(?<![0-9A-Za-z])-(?=\d[\d.]*度)")
 _MINUS = re.compile(r"(?<![0-9A-Za-z])-(?=\d)")
@@ -75,6 +78,7 @@ def written_out(text: str) -> str:
     text = _DATE.sub(_date, text)
     text = _MONTH_DAY.sub(lambda m: f"{int(m.group(1))}月{int(m.group(2))}", text)
     text = _TIME.sub(_time, text)
+    text = _PAIR.sub(r"\1,\2", text)
     text = _RANGE.sub("到", text)
     text = _BELOW_ZERO.sub("零下", text)
     text = _MINUS.sub("负", text)
