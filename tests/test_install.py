@@ -134,7 +134,7 @@ def test_lang_zh_sets_auto_in_a_new_system_config(checkout: Path, tmp_path: Path
     config = prefix / "etc/fayd/fayd.toml"
     text = config.read_text()
     assert text.startswith('[speech]\nasr_language = "auto" #'), text
-    assert text.endswith('asr_threads = 2\n[llm]\nthreads = 1\n')
+    assert text.endswith("asr_threads = 2\n[llm]\nthreads = 1\n")
     assert stat.S_IMODE(config.stat().st_mode) == 0o640
     # Run again: the value is there now, and stays as it is.
     again = run("--system", "--lang=zh", env=env, script=checkout / "install.sh")
