@@ -16,6 +16,8 @@ import numpy as np
 
 from fayd.config_check import ASR_LANGUAGES
 from fayd.errors import ModelError, ModelMissing
+from fayd.models.choices import MULTILINGUAL_ASR, choice_dir, choice_installed, install_hint
+from fayd.models.manifest import load_manifest
 from fayd.speech.asr import AUTO_AMONG, WhisperAsr
 
 log = logging.getLogger(__name__)
@@ -24,7 +26,6 @@ log = logging.getLogger(__name__)
 LANGUAGES = ASR_LANGUAGES
 #: A device's ``language`` setting: the above, or "" (None when stored) = the household's.
 DEVICE_LANGUAGES = ("", *LANGUAGES)
-MULTILINGUAL_CHOICE = ("asr", "whisper-base")
 
 #: Builds a model (blocking; raises ModelError or ModelMissing when it cannot).
 Factory = Callable[[], WhisperAsr]
@@ -125,10 +126,7 @@ class LanguageAsr:
 def multilingual_dir(state_dir: Path) -> Path:
     """The installed whisper-base choice's folder (ModelMissing, with the install command,
     when it is not installed)."""
-    from fayd.models import load_manifest
-    from fayd.models.choices import choice_dir, choice_installed, install_hint
-
-    choice = load_manifest().choice(*MULTILINGUAL_CHOICE)
+    choice = load_manifest().choice(*MULTILINGUAL_ASR)
     folder = choice_dir(state_dir, choice)
     if not choice_installed(choice, state_dir):
         raise ModelMissing("asr", str(folder), install_hint(choice))
