@@ -4,9 +4,9 @@ per utterance, simplified characters, and the models loaded only when a language
 
 espeak-ng's Mandarin is poor (Whisper base mostly hears it as English): the sentences here
 are ones it says clearly enough, checked by hand; the Baker voice (the tts_zh role) is used
-too when installed. Measured by hand on 2 busy cores, 8 Baker utterances: "zh" 1.5 s an
-utterance, "auto" 3.2 s (detection alone 1.6 s: Whisper base's encoder runs twice);
-English: tiny.en 0.8 s, base 1.7 s, "auto" (base detects, tiny.en hears) 2.3 s.
+too when installed. Measured by hand on 2 busy cores (load 3-4), 6 Baker and 6 Piper
+utterances through LanguageAsr: Chinese "zh" 1.6 s an utterance, "auto" 2.3 s; English "en"
+(tiny.en) 0.5 s, "auto" 1.3 s (base's encoder runs once more to find the language).
 """
 
 from __future__ import annotations
