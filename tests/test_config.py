@@ -115,6 +115,8 @@ def test_a_setting_is_named_with_where_it_came_from(tmp_path: Path) -> None:
         ('[speech]\nasr_kind = "moonshine"\n', "must be one of 'whisper', 'paraformer'"),
         ('[speech]\nasr_engine = "sherpa"\n', "needs speech.asr_model"),
         ('[speech]\nasr_language = "chinese"\n', "not a language code like en or zh"),
+        ('[speech]\nasr_language = "fr"\n', 'must be "en", "zh" or "auto"'),
+        ('[speech]\nasr_language = ""\n', "fayd models install asr --choice whisper-base"),
         ('[agent]\ndefault_user = "ann\\u0007"\n', "not a user name"),
         ('[agent]\nagent_name = ""\n', "an empty name"),
         ("[paths]\ndisk_warn_mb = -1\n", "paths.disk_warn_mb = -1: must be 0-1000000 MB"),

@@ -35,6 +35,9 @@ def store(tmp_path: Path):
         ("volume=70", ("volume", 70)),
         ("barge_in=no", ("barge_in", False)),
         ("user=", ("user", None)),
+        ("language=ZH", ("language", "zh")),
+        ("language=auto", ("language", "auto")),
+        ("language=", ("language", None)),
     ],
 )
 def test_parse_setting(pair: str, expected: tuple) -> None:
@@ -47,6 +50,23 @@ def test_parse_setting(pair: str, expected: tuple) -> None:
 def test_bad_settings_are_refused(pair: str) -> None:
     with pytest.raises(reg.BadSetting):
         reg.parse_setting(pair)
+
+
+@pytest.mark.parametrize("value", ["fr", "中文", "\ud800", "x" * 10000, "en,zh"])
+def test_a_language_other_than_en_zh_auto_is_refused(value: str) -> None:
+    with pytest.raises(reg.BadSetting, match="language must be en, zh or auto") as caught:
+        reg.parse_setting(f"language={value}")
+    assert len(str(caught.value)) < 200  # a 10k-character value is not repeated whole
+
+
+def test_a_devices_language_is_stored_and_listed(store: Store) -> None:
+    rev0, _ = store.call(reg.settings_since, 0)
+    store.call(reg.set_settings, "k2", dict([reg.parse_setting("language=zh")]))
+    _, changed = store.call(reg.settings_since, rev0)
+    assert changed == {"k2": reg.DeviceSettings(language="zh")}
+    assert {r["id"]: r for r in store.call(reg.registry)}["k2"]["settings"] == {"language": "zh"}
+    store.call(reg.set_settings, "k2", {"language": None})
+    assert store.call(reg.settings_since, 0)[1]["k2"] == reg.DeviceSettings()
 
 
 def test_settings_persist_and_report_changes_by_revision(store: Store) -> None:
@@ -195,11 +215,15 @@ def test_cli_set_and_list_without_the_daemon(tmp_path: Path) -> None:
     typo = fayd("set", "kitchen-1", "volume=70")  # not added yet: no phantom device
     assert typo.returncode == 1 and "no device 'kitchen-1' (known: none yet)" in typo.stderr
     assert fayd("add", "kitchen-1").returncode == 0
-    done = fayd("set", "kitchen-1", "user=ann", "volume=70", "wake=on", "barge_in=off")
+    done = fayd(
+        "set", "kitchen-1", "user=ann", "volume=70", "wake=on", "barge_in=off", "language=zh"
+    )
     assert done.returncode == 0, done.stderr
-    assert "user=ann wake=on volume=70 barge_in=off" in done.stdout
+    assert "user=ann wake=on volume=70 barge_in=off language=zh" in done.stdout
     bad = fayd("set", "kitchen-1", "volume=300")
     assert bad.returncode == 1 and "volume must be 0-100" in bad.stderr
+    bad = fayd("set", "kitchen-1", "language=chinese")
+    assert bad.returncode == 1 and "language must be en, zh or auto" in bad.stderr
     assert fayd("set", "not/an/id", "volume=3").returncode == 1
     listed = fayd("list")
     assert listed.returncode == 0 and "kitchen-1" in listed.stdout and "never" in listed.stdout

@@ -16,6 +16,7 @@ from fayd.memory.port import MemoryPort
 from fayd.memory.reembed import Reembeddable
 from fayd.memory.service import Memory
 from fayd.speech.asr import WhisperAsr
+from fayd.speech.asr_languages import LanguageAsr
 from fayd.speech.asr_sherpa import SherpaAsr
 from fayd.speech.ports import Asr, Tts, Vad
 from fayd.speech.tts import PiperTts
@@ -25,6 +26,7 @@ from fayd.speech.vad import SileroVad
 PAIRS = [
     (Asr, WhisperAsr),
     (Asr, SherpaAsr),
+    (Asr, LanguageAsr),
     (Tts, PiperTts),
     (Tts, SherpaTts),
     (Vad, SileroVad),

@@ -121,3 +121,60 @@ def test_system_mode_refuses_an_incomplete_checkout(checkout: Path, tmp_path: Pa
     assert done.returncode != 0
     assert "udev/99-fayd.rules is missing" in done.stderr
     assert not (tmp_path / "root").exists()  # it stopped before writing anything
+
+
+def test_lang_zh_sets_auto_in_a_new_system_config(checkout: Path, tmp_path: Path) -> None:
+    (checkout / "fayd" / "fayd.example.toml").write_text(
+        '[speech]\n# asr_language = "en"\nasr_threads = 2\n[llm]\nthreads = 1\n'
+    )
+    prefix = tmp_path / "root"
+    env = {"FAYD_ROOT": str(prefix), "FAYD_INSTALL_SKIP_PYTHON": "1"}
+    done = run("--system", "--lang", "zh", env=env, script=checkout / "install.sh")
+    assert done.returncode == 0, done.stdout + done.stderr
+    config = prefix / "etc/fayd/fayd.toml"
+    text = config.read_text()
+    assert text.startswith('[speech]\nasr_language = "auto" #'), text
+    assert text.endswith("asr_threads = 2\n[llm]\nthreads = 1\n")
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    # Run again: the value is there now, and stays as it is.
+    again = run("--system", "--lang=zh", env=env, script=checkout / "install.sh")
+    assert again.returncode == 0 and config.read_text() == text
+    assert "kept:" in again.stdout
+
+
+def test_lang_zh_never_overwrites_the_households_language(checkout: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "root"
+    env = {"FAYD_ROOT": str(prefix), "FAYD_INSTALL_SKIP_PYTHON": "1"}
+    config = prefix / "etc/fayd/fayd.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[speech]\nasr_language = "en"\n')
+    done = run("--system", "--lang", "zh", env=env, script=checkout / "install.sh")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert config.read_text() == '[speech]\nasr_language = "en"\n'
+    # A config without the section gets one.
+    config.write_text("# mine\n")
+    assert run("--system", "--lang", "zh", env=env, script=checkout / "install.sh").returncode == 0
+    assert config.read_text().startswith('# mine\n\n[speech]\nasr_language = "auto"')
+
+
+def test_lang_takes_only_zh() -> None:
+    done = run("--lang", "fr")
+    assert done.returncode != 0 and "--lang takes zh" in done.stderr
+    assert "--lang zh" in run("--help").stdout
+
+
+def test_without_lang_the_system_config_is_left_alone(checkout: Path, tmp_path: Path) -> None:
+    prefix = tmp_path / "root"
+    env = {"FAYD_ROOT": str(prefix), "FAYD_INSTALL_SKIP_PYTHON": "1"}
+    done = run("--system", env=env, script=checkout / "install.sh")
+    assert done.returncode == 0 and "asr_language" not in done.stdout
+    assert (prefix / "etc/fayd/fayd.toml").read_text() == "# the example config\n"
+
+
+def test_developer_mode_installs_the_chinese_models_always() -> None:
+    # A real developer run takes minutes (llama.cpp): its order is checked in the text. The
+    # tests need Whisper base and the Chinese voice, so they come without --lang too; the
+    # daemon's language is only printed, never set, in developer mode.
+    body = SCRIPT.read_text().split("developer_install() {", 1)[1].split("\n}\n", 1)[0]
+    assert body.index('install_models "$venv"') < body.index('install_chinese_models "$venv"')
+    assert 'if [ -n "$LANG_ZH" ]' in body and "set_asr_language" not in body

@@ -109,9 +109,20 @@ def test_install_the_multilingual_whisper_and_use_it(tmp_path: Path) -> None:
     done = fayd(tmp_path, "models", "install", "asr", "--choice", "whisper-base")
     assert done.returncode == 0, done.stderr
     folder = tmp_path / "state" / "models" / "whisper-base"
-    assert f'  asr_model = "{folder}"' in done.stdout
-    assert '  asr_language = "zh"   # now "en"' in done.stdout
+    # fayd finds it by the language alone: no folder to set.
+    assert "asr_model" not in done.stdout
+    assert '  asr_language = "auto"   # now "en"' in done.stdout
+    assert "FAYD_SPEECH_ASR_LANGUAGE=auto" in done.stdout
     assert choice_installed(WHISPER_BASE, tmp_path / "state")
+    auto = fayd(tmp_path, "models", "list", FAYD_SPEECH_ASR_LANGUAGE="auto")
+    assert "in use: the default for English, the choice whisper-base for en/zh" in auto.stdout
+    checked = fayd(tmp_path, "models", "check", FAYD_SPEECH_ASR_LANGUAGE="zh")
+    assert checked.returncode == 0 and f"asr    ok        {folder}\n" in checked.stdout
+    (folder / "model.bin").unlink()
+    missing = fayd(tmp_path, "models", "check", FAYD_SPEECH_ASR_LANGUAGE="auto")
+    assert missing.returncode == 1 and f"asr    missing   {folder}\n" in missing.stdout
+    assert "install: fayd models install asr --choice whisper-base" in missing.stdout
+    assert fayd(tmp_path, "models", "install", "asr", "--choice", "whisper-base").returncode == 0
     env = {"FAYD_SPEECH_ASR_MODEL": str(folder), "FAYD_SPEECH_ASR_LANGUAGE": "zh"}
     listed = fayd(tmp_path, "models", "list", **env)
     assert f"installed in {folder}" in listed.stdout

@@ -9,7 +9,7 @@ import os
 
 from fayd import models
 from fayd.config import Config
-from fayd.models.choices import choice_dir, choice_installed
+from fayd.models.choices import MULTILINGUAL_ASR, choice_dir, choice_installed
 from fayd.models.choices import install_hint as choice_hint
 from fayd.models.install import install_choice
 from fayd.models.user_files import own_models, user_file_problems, value
@@ -49,6 +49,9 @@ def in_use(cfg: Config, role: str, own: dict[str, str], manifest: models.Manifes
             if os.path.realpath(own[role]) == os.path.realpath(choice_dir(cfg.state_dir, choice)):
                 return f"the choice {choice.key} ({manifest.role(role).setting})"
         return f"your own {own[role]} ({manifest.role(role).setting})"
+    if role == "asr" and cfg.speech.asr_language != "en":
+        language = cfg.setting("speech.asr_language")
+        return f"the default for English, the choice {MULTILINGUAL_ASR[1]} for en/zh ({language})"
     return "the default"
 
 
@@ -99,7 +102,20 @@ def check(cfg: Config, verify: bool) -> int:
         if not r.ok:
             ok = False
             print(f"       {r.detail}\n       install: {r.install_hint}")
+    if "asr" not in own and cfg.speech.asr_language != "en":
+        ok = _check_multilingual(cfg, manifest) and ok
     return 0 if ok else 1
+
+
+def _check_multilingual(cfg: Config, manifest: models.Manifest) -> bool:
+    """Whisper base, which speech.asr_language "zh" or "auto" needs (fayd would not start)."""
+    choice = manifest.choice(*MULTILINGUAL_ASR)
+    there = choice_installed(choice, cfg.state_dir)
+    print(f"{'asr':6} {'ok' if there else 'missing':9} {choice_dir(cfg.state_dir, choice)}")
+    print(f"       the choice {choice.key}, for {cfg.setting('speech.asr_language')}")
+    if not there:
+        print(f"       install: {choice_hint(choice)}")
+    return there
 
 
 def _check_own(cfg: Config, role: str, path: str, manifest: models.Manifest, verify: bool) -> bool:
@@ -124,7 +140,9 @@ def install(cfg: Config, roles: list[str], choice_name: str | None) -> int:
     manifest = models.load_manifest()
     choice = manifest.choice(roles[0], choice_name)
     folder = install_choice(choice, cfg.state_dir)
-    settings = {manifest.role(choice.role).setting: str(folder), **choice.settings}
+    settings = dict(choice.settings)
+    if (choice.role, choice.key) != MULTILINGUAL_ASR:  # that one is found by its language
+        settings = {manifest.role(choice.role).setting: str(folder), **settings}
     print(f"{choice.key} ({choice.name}) is in {folder}.")
     where = cfg.source or "your config file (fayd --config FILE run)"
     print(f"To use it, set in {where}, then restart fayd:")

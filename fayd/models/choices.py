@@ -12,6 +12,9 @@ from fayd.errors import ModelError, ModelMissing
 from fayd.models.manifest import Choice, PartsFile, package_dir
 
 CHUNK = 1 << 20
+#: The choice fayd finds by itself, without its role's setting: Whisper base, used when
+#: speech.asr_language is "zh" or "auto" (fayd.speech.asr_languages).
+MULTILINGUAL_ASR = ("asr", "whisper-base")
 
 
 def choice_dir(state_dir: Path, choice: Choice) -> Path:

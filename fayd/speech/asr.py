@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.speech.zh_script import to_simplified
+
+#: The languages "auto" chooses between: the household's (fayd understands en and zh only;
+#: Whisper's own detection over ~100 languages would also pick Japanese or Cantonese).
+AUTO_AMONG = ("en", "zh")
 
 
 class AsrBackend(ABC):
@@ -19,21 +25,26 @@ class AsrBackend(ABC):
     def __init__(self) -> None:
         self._lock = threading.Lock()
 
-    def transcribe(self, samples: np.ndarray) -> str:
-        """The text of one utterance, whitespace-stripped ("" for silence)."""
+    def transcribe(self, samples: np.ndarray, language: str | None = None) -> str:
+        """The text of one utterance, whitespace-stripped ("" for silence). ``language``:
+        "en", "zh", "auto" (detect it among :data:`AUTO_AMONG`) or None (the engine's own)."""
         audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
         if audio.size == 0:
             return ""
         with self._lock:
-            return self._recognize(audio)
+            return self._recognize(audio, language)
 
     @abstractmethod
-    def _recognize(self, audio: np.ndarray) -> str:
+    def _recognize(self, audio: np.ndarray, language: str | None) -> str:
         """The stripped text of ``audio`` (float32, 1-D, not empty); the lock is held."""
 
 
 class WhisperAsr(AsrBackend):
     """Transcribes one utterance at a time (16 kHz float32 mono, as :class:`SileroVad` cuts).
+
+    ``language`` is the default for calls that name none ("auto": detect en or zh; None:
+    Whisper's own detection). Chinese comes out in simplified characters (Whisper base often
+    writes traditional ones: 記得 for 记得), as fayd's Chinese understanding expects.
 
     The model loads once here (~1 s); ``transcribe`` blocks (~0.3 s per utterance on 2
     cores whatever its length up to 30 s: Whisper pads every input to 30 s), so call it from
@@ -61,19 +72,44 @@ class WhisperAsr(AsrBackend):
             raise ModelError(f"cannot load Whisper model {path}: {exc}") from exc
         self.language = language
         self.beam_size = beam_size
+        self.multilingual = bool(self._model.model.is_multilingual)
         super().__init__()
 
-    def _recognize(self, audio: np.ndarray) -> str:
-        segments, _info = self._model.transcribe(
+    def detect_language(self, samples: np.ndarray, among: Sequence[str] = AUTO_AMONG) -> str:
+        """The most probable of ``among`` for this utterance (an English-only model: "en")."""
+        audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+        with self._lock:
+            return self._detect(audio, among)
+
+    def _detect(self, audio: np.ndarray, among: Sequence[str]) -> str:
+        if not self.multilingual or audio.size == 0:
+            return "en"
+        # One more pass of the encoder over the 30 s window: "auto" costs about twice a
+        # fixed language (measured in tests/test_speech_asr_languages.py's module doc).
+        _best, _p, probs = self._model.detect_language(audio=audio)
+        ranked = dict(probs)
+        return max(among, key=lambda code: ranked.get(code, 0.0))
+
+    def _recognize(self, audio: np.ndarray, language: str | None) -> str:
+        language = language or self.language
+        if language == "auto":
+            language = self._detect(audio, AUTO_AMONG)
+        if not self.multilingual:
+            language = "en"  # tiny.en would log a warning for anything else
+        segments, info = self._model.transcribe(
             audio,
-            language=self.language,
+            language=language,
             beam_size=self.beam_size,
             without_timestamps=True,
             # The VAD already cut the utterance; each one stands alone, so earlier text
             # must not steer (or loop) the decoding of the next.
             vad_filter=False,
             condition_on_previous_text=False,
+            # No initial_prompt ("以下是普通话的句子。"): measured on the Baker voice it did
+            # give simplified characters, but dropped short replies ("晚安" → "") and was
+            # sometimes echoed as the transcript; OpenCC's conversion has neither fault.
         )
         # ``segments`` is a lazy generator: decoding happens while it is consumed, so it
         # must be consumed here, while the caller holds the lock.
-        return "".join(segment.text for segment in segments).strip()
+        text = "".join(segment.text for segment in segments).strip()
+        return to_simplified(text) if info.language == "zh" else text

@@ -122,7 +122,9 @@ class SherpaAsr(AsrBackend):
             raise ModelError(f"cannot load sherpa-onnx {kind} model {model_dir}: {exc}") from exc
         super().__init__()
 
-    def _recognize(self, audio: np.ndarray) -> str:
+    def _recognize(self, audio: np.ndarray, language: str | None) -> str:
+        # A recognizer's language is fixed when it is built (sherpa-onnx takes it then, not
+        # per stream): a per-call ``language`` is ignored; the constructor's one applies.
         return _decode(self._recognizer, audio)
 
 

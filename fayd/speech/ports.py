@@ -14,10 +14,13 @@ from fayd.speech.vad import SpeechSegment
 
 class Asr(Protocol):
     """Speech to text, one utterance at a time (:class:`fayd.speech.asr.WhisperAsr`,
-    :class:`fayd.speech.asr_sherpa.SherpaAsr`). Blocks: call it from a worker thread."""
+    :class:`fayd.speech.asr_sherpa.SherpaAsr`,
+    :class:`fayd.speech.asr_languages.LanguageAsr`). Blocks: call it from a worker thread."""
 
-    def transcribe(self, samples: np.ndarray) -> str:
-        """The text of one utterance of 16 kHz float32 mono ("" for silence)."""
+    def transcribe(self, samples: np.ndarray, language: str | None = None) -> str:
+        """The text of one utterance of 16 kHz float32 mono ("" for silence). ``language``:
+        "en", "zh", "auto" (detect which of the two) or None (the engine's default); an
+        engine with one language built in ignores it."""
         ...
 
 

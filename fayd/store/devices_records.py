@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlite_utils
 
+from fayd.config_check import ASR_LANGUAGES
 from fayd.errors import FaydError
 from fayd.protocol import SensorEvent
 from fayd.protocol.text import BadText, check_name
@@ -37,6 +38,9 @@ class DeviceSettings:
     wake_threshold: float | None = None
     volume: int | None = None
     barge_in: bool | None = None
+    #: The language its speech is heard in ("en", "zh", "auto"); None: the household's
+    #: speech.asr_language. fayd's alone: the device is never told.
+    language: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Only the settings that are set."""
@@ -72,6 +76,13 @@ def parse_setting(pair: str) -> tuple[str, Any]:
         return key, names[0] if key == "user" else tuple(dict.fromkeys(names)) or None
     if key in ("wake", "barge_in"):
         return key, _bool(key, text)
+    if key == "language":
+        if text.lower() not in ASR_LANGUAGES:
+            raise BadSetting(
+                f"language must be en, zh or auto (empty: the household's speech.asr_language),"
+                f" not {text[:40]!r}"
+            )
+        return key, text.lower()
     try:
         number = float(text) if key == "wake_threshold" else int(text)
     except ValueError as exc:
@@ -91,6 +102,7 @@ def _settings(row: dict[str, Any]) -> DeviceSettings:
         wake_threshold=row["wake_threshold"],
         volume=row["volume"],
         barge_in=None if row["barge_in"] is None else bool(row["barge_in"]),
+        language=row["language"],
     )
 
 
@@ -116,7 +128,7 @@ def set_settings(db: sqlite_utils.Database, device: str, changes: dict[str, Any]
 def settings_since(db: sqlite_utils.Database, rev: int) -> tuple[int, dict[str, DeviceSettings]]:
     """Settings changed after ``rev``: (the latest rev, {device: settings})."""
     rows = db.execute(
-        "SELECT device, user, shared, wake, wake_threshold, volume, barge_in, rev"
+        "SELECT device, user, shared, wake, wake_threshold, volume, barge_in, language, rev"
         " FROM device_settings WHERE rev > ? ORDER BY rev",
         [rev],
     ).fetchall()
@@ -134,7 +146,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     it has a key, event count."""
     rows = db.execute(
         "SELECT i.id, d.roles, d.fw, d.user, d.online, d.first_seen, d.last_seen,"
-        " s.user, s.shared, s.wake, s.wake_threshold, s.volume, s.barge_in,"
+        " s.user, s.shared, s.wake, s.wake_threshold, s.volume, s.barge_in, s.language,"
         " (SELECT count(*) FROM device_events e WHERE e.device = i.id),"
         " EXISTS (SELECT 1 FROM device_keys k WHERE k.device = i.id)"
         " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings"
@@ -144,7 +156,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     ).fetchall()
     out = []
     for r in rows:
-        settings = _settings(dict(zip(KEYS, r[7:13], strict=True)))
+        settings = _settings(dict(zip(KEYS, r[7:14], strict=True)))
         out.append(
             {
                 "id": r[0],
@@ -156,8 +168,8 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
                 "user": settings.user or r[3],  # the setting wins over the hello
                 "hello_user": r[3],
                 "settings": settings.to_dict(),
-                "events": r[13],
-                "key": bool(r[14]),
+                "events": r[14],
+                "key": bool(r[15]),
             }
         )
     return out

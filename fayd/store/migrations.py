@@ -455,6 +455,12 @@ def m015_event_user(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE device_events ADD COLUMN user TEXT")
 
 
+def m016_device_language(db: sqlite_utils.Database) -> None:
+    """The language a device's speech is heard in ("en", "zh", "auto"; NULL: the household's
+    speech.asr_language)."""
+    db.execute("ALTER TABLE device_settings ADD COLUMN language TEXT")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -471,6 +477,7 @@ MIGRATIONS: list[Migration] = [
     m013_checksums,
     m014_announcement_about,
     m015_event_user,
+    m016_device_language,
 ]
 
 
