@@ -83,6 +83,7 @@ class Conversation:
         understanding: Understanding | None = None,
         door: bool = False,
         before_turn: Callable[[], Awaitable[float]] | None = None,
+        language: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.device = device
         #: A door's conversation (fayd say, the OpenAI endpoint, an avatar): its work gives
@@ -97,7 +98,7 @@ class Conversation:
         self.engines = engines
         self.sender = sender
         self.gates = gates
-        self.ears = Transcriber(device, engines.asr, gates)
+        self.ears = Transcriber(device, engines.asr, gates, language)
         self._user = user
         self._output = output
         self.pending: asyncio.Queue[tuple[Utterance, asyncio.Future[Turn | None] | None]]

@@ -172,6 +172,7 @@ class Dialogue:
                 understanding=self.understanding,
                 door=door,
                 before_turn=self._room_done if door else None,
+                language=lambda: self.devices.language_of(device),
             )
             self.conversations[device] = found
         return found

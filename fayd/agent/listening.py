@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,10 +44,19 @@ def _quiet(task: asyncio.Task[Any]) -> None:
 class Transcriber:
     """One device's speech recognition."""
 
-    def __init__(self, device: str, asr: Asr | None, gates: Gates) -> None:
+    def __init__(
+        self,
+        device: str,
+        asr: Asr | None,
+        gates: Gates,
+        language: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self.device = device
         self.asr = asr
         self.gates = gates
+        #: The language the device's speech is heard in (None: the household's), asked
+        #: at each utterance so a changed setting holds from the next one.
+        self.language = language
         self._speculation: tuple[SpeechSegment, asyncio.Task[tuple[str, float]]] | None = None
         #: Final utterances whose text came from a speculative transcription.
         self.speculated = 0
@@ -90,7 +100,7 @@ class Transcriber:
         started = loop.time()
         async with self.gates.asr:
             try:
-                text = await asyncio.to_thread(self.asr.transcribe, samples)
+                text = await asyncio.to_thread(self.asr.transcribe, samples, self.language())
             except Exception as exc:  # a broken model: the device hears why, not nothing
                 log.error("speech recognition failed: %s: %s", type(exc).__name__, exc)
                 raise NotHeard(f"speech recognition failed: {exc}") from exc

@@ -132,6 +132,11 @@ class Devices(Protocol):
         """The rate its speaker wants (None: the voice's own)."""
         ...
 
+    def language_of(self, device: str) -> str | None:
+        """The language its speech is heard in ("en", "zh", "auto"; its ``language``
+        setting); None: the household's ``speech.asr_language``."""
+        ...
+
     def find(self, role: str | None = None, user: str | None = None) -> list[str]:
         """Online devices with ``role`` (any when None) belonging to ``user`` (any when
         None), sorted."""

@@ -43,6 +43,10 @@ class DeviceActions:
     def find(self, role: str | None = None, user: str | None = None) -> list[str]:
         return self.registry.find(role, user)
 
+    def language_of(self, device: str) -> str | None:
+        state = self.registry.states.get(device)
+        return state.settings.language if state else None
+
     def volume_of(self, device: str) -> int | None:
         state = self.registry.states.get(device)
         return state.settings.volume if state else None

@@ -89,11 +89,11 @@ def build_model(cfg: Config, role: str, files: dict[str, Path], own: bool) -> An
             return SherpaAsr(
                 files["model"], speech.asr_kind, speech.asr_language, speech.asr_threads
             )
-        from fayd.speech.asr import WhisperAsr
+        from fayd.speech.asr_languages import language_asr
 
-        language = speech.asr_language if own else "en"  # the default is English-only
-        language = None if language in ("", "auto") else language
-        return WhisperAsr(files["model"], language, speech.asr_threads)
+        # tiny.en for English, Whisper base (the whisper-base choice) for Chinese and for
+        # telling the two apart, each loaded when first needed (speech.asr_language).
+        return language_asr(cfg, None if own else files["model"]).load()
     if role == "tts":
         config = Path(speech.tts_config) if own and speech.tts_config else files.get("config")
         if speech.tts_engine == "sherpa":  # it speaks the default voice too
@@ -151,7 +151,8 @@ def load_engines(cfg: Config) -> Engines:
     if cfg.speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
     started = time.monotonic()
-    warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
+    prefix_file = cfg.state_dir / "cache" / LLM_PREFIX_FILE
+    warm_up(engines, prompt_prefix(cfg.agent), prefix_file, cfg.speech.asr_language)
     seconds["warm-up"] = time.monotonic() - started
     log.info(
         "models ready in %.1f s (%s)",
@@ -298,7 +299,12 @@ def _wake_maker(cfg: Config, engines: Engines, word: str) -> Callable[..., WakeD
     return make
 
 
-def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | None = None) -> None:
+def warm_up(
+    engines: Engines,
+    prefix: list[dict[str, str]],
+    llm_cache: Path | None = None,
+    asr_language: str = "en",
+) -> None:
     """One tiny inference per model before READY: the first call of each pays for page-ins
     and graph set-up (seconds for the LLM), which a user's first question should not. The
     LLM is warmed with the chat's prompt prefix (persona and examples) so that it is
@@ -308,6 +314,10 @@ def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | No
     import numpy as np
 
     warm = [*prefix, {"role": "user", "content": "Hi"}]
+    silence = np.zeros(16000, dtype=np.float32)
+    # Each model the household's language needs: "auto" hears English with tiny.en and
+    # Chinese (and the detection) with base.
+    asr_warm = ("en", "zh") if asr_language == "auto" else (None,)
     llm = engines.llm if isinstance(engines.llm, LocalLlm) and llm_cache is not None else None
     keep = llm is not None and "llm" not in engines.problems
     if keep and llm.recall_prefix(llm_cache, warm):
@@ -324,7 +334,7 @@ def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | No
                 log.warning("LLM prefix cache not kept: %s", exc)
 
     jobs = {  # role: (Engines attribute, one inference)
-        "asr": ("asr", lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32))),
+        "asr": ("asr", lambda: [engines.asr.transcribe(silence, lang) for lang in asr_warm]),
         "tts": ("tts", lambda: b"".join(engines.tts.synthesize("Ready."))),
         "embed": ("embedder", lambda: engines.embedder.embed(["ready"])),
         "llm": ("llm", warm_llm),

@@ -78,6 +78,14 @@ class LanguageAsr:
             language = self._model(self._pick("auto")).detect_language(samples)
         return self._model(self._pick(language)).transcribe(samples, language)
 
+    def load(self) -> LanguageAsr:
+        """Build now the models the default language needs (a broken one raises here, at
+        start, not at the first utterance); the others stay lazy."""
+        needs = {"en": ["en"], "zh": ["zh"], "auto": ["auto", "en"]}[self.default]
+        for language in needs:
+            self._model(self._pick(language))
+        return self
+
     def loaded(self) -> list[str]:
         """The models built so far ("en", "multi"): for the log and the tests."""
         return sorted(self._built)
