@@ -23,3 +23,19 @@ from fayd.speech.zh_text import clauses
 )
 def test_what_the_frontend_would_misread_is_written_out(text: str, said: list[str]) -> None:
     assert [clause for clause, _ in clauses(text)] == said
+
+
+@pytest.mark.parametrize(
+    ("heard", "meant"),
+    [
+        ("现在是上58.30分", "现在是上午8:30分"),  # Whisper base's 午 as 5 before a time
+        ("下53点提醒我", "下午3点提醒我"),
+        ("中512点吃饭", "中午12点吃饭"),
+        ("上5个月", "上5个月"),  # not a time: left alone
+        ("上5楼", "上5楼"),
+    ],
+)
+def test_whispers_noon_heard_as_five_is_put_right(heard: str, meant: str) -> None:
+    from fayd.speech.zh_script import tidy_times
+
+    assert tidy_times(heard) == meant

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from fayd.errors import ModelError
-from fayd.speech.zh_script import to_simplified
+from fayd.speech.zh_script import tidy_times, to_simplified
 
 #: The languages "auto" chooses between: the household's (fayd understands en and zh only;
 #: Whisper's own detection over ~100 languages would also pick Japanese or Cantonese).
@@ -112,4 +112,4 @@ class WhisperAsr(AsrBackend):
         # ``segments`` is a lazy generator: decoding happens while it is consumed, so it
         # must be consumed here, while the caller holds the lock.
         text = "".join(segment.text for segment in segments).strip()
-        return to_simplified(text) if info.language == "zh" else text
+        return tidy_times(to_simplified(text)) if info.language == "zh" else text

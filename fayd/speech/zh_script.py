@@ -5,6 +5,7 @@ choice) converts them; text already simplified, Latin letters and digits pass un
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -41,3 +42,18 @@ def to_simplified(text: str) -> str:
     # rather than failing the whole utterance.
     clean = text.encode("utf-8", "replace").decode("utf-8")
     return str(converter().convert(clean))
+
+
+#: Whisper base hears 午 (wǔ) as 5 before a time: 上午8:30 comes out "上58.30", 下午3点
+#: "下53点". Only with a digit and a time after it, where "上5" means nothing else.
+_NOON_AS_FIVE = re.compile(r"([上下中])5(\d{1,2})(?:[.:：](\d{2})|(?=点))")
+
+
+def tidy_times(text: str) -> str:
+    """``text`` with Whisper's 午-as-5 misspelling of a time of day put right."""
+
+    def fixed(m: re.Match[str]) -> str:
+        minutes = f":{m.group(3)}" if m.group(3) else ""
+        return f"{m.group(1)}午{m.group(2)}{minutes}"
+
+    return _NOON_AS_FIVE.sub(fixed, text)
