@@ -5,6 +5,7 @@ Chinese speech that Whisper base hears again."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import time
 from pathlib import Path
@@ -102,4 +103,4 @@ async def test_a_fall_said_in_chinese_raises_an_alert_and_is_answered_in_chinese
     deadline = time.monotonic() + 20
     while "care: 0 open alert" in daemon.cli("status", timeout=60).stdout:
         assert time.monotonic() < deadline, "no alert was raised"
-        time.sleep(0.5)
+        await asyncio.sleep(0.5)
