@@ -101,6 +101,6 @@ async def test_a_fall_said_in_chinese_raises_an_alert_and_is_answered_in_chinese
     reply = await turn(daemon, said_by(chinese_voice, "我摔倒了，快来帮我"))
     assert "警报" in reply.text, reply.text
     deadline = time.monotonic() + 20
-    while "care: 0 open alert" in daemon.cli("status", timeout=60).stdout:
+    while "care: 1 open alert" not in daemon.cli("status", timeout=60).stdout:
         assert time.monotonic() < deadline, "no alert was raised"
         await asyncio.sleep(0.5)

@@ -674,6 +674,8 @@ def models_status(
     roles = ["vad", "asr", "llm", "tts", "embed"]
     if cfg.speech.wake_word:
         roles.append("wake")
+    if "tts_zh" in engines.files:  # the Chinese voice, or espeak-ng's in its place
+        roles.append("tts_zh")
     found = {}
     for role in roles:
         problem = broken.get(role) or engines.problems.get(role)
