@@ -151,8 +151,7 @@ def load_engines(cfg: Config) -> Engines:
     if cfg.speech.wake_word:
         engines.wake = wake_factory(cfg, engines)
     started = time.monotonic()
-    prefix_file = cfg.state_dir / "cache" / LLM_PREFIX_FILE
-    warm_up(engines, prompt_prefix(cfg.agent), prefix_file, cfg.speech.asr_language)
+    warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
     seconds["warm-up"] = time.monotonic() - started
     log.info(
         "models ready in %.1f s (%s)",
@@ -299,12 +298,7 @@ def _wake_maker(cfg: Config, engines: Engines, word: str) -> Callable[..., WakeD
     return make
 
 
-def warm_up(
-    engines: Engines,
-    prefix: list[dict[str, str]],
-    llm_cache: Path | None = None,
-    asr_language: str = "en",
-) -> None:
+def warm_up(engines: Engines, prefix: list[dict[str, str]], llm_cache: Path | None = None) -> None:
     """One tiny inference per model before READY: the first call of each pays for page-ins
     and graph set-up (seconds for the LLM), which a user's first question should not. The
     LLM is warmed with the chat's prompt prefix (persona and examples) so that it is
@@ -314,10 +308,6 @@ def warm_up(
     import numpy as np
 
     warm = [*prefix, {"role": "user", "content": "Hi"}]
-    silence = np.zeros(16000, dtype=np.float32)
-    # Each model the household's language needs: "auto" hears English with tiny.en and
-    # Chinese (and the detection) with base.
-    asr_warm = ("en", "zh") if asr_language == "auto" else (None,)
     llm = engines.llm if isinstance(engines.llm, LocalLlm) and llm_cache is not None else None
     keep = llm is not None and "llm" not in engines.problems
     if keep and llm.recall_prefix(llm_cache, warm):
@@ -334,7 +324,7 @@ def warm_up(
                 log.warning("LLM prefix cache not kept: %s", exc)
 
     jobs = {  # role: (Engines attribute, one inference)
-        "asr": ("asr", lambda: [engines.asr.transcribe(silence, lang) for lang in asr_warm]),
+        "asr": ("asr", lambda: engines.asr.transcribe(np.zeros(16000, dtype=np.float32))),
         "tts": ("tts", lambda: b"".join(engines.tts.synthesize("Ready."))),
         "embed": ("embedder", lambda: engines.embedder.embed(["ready"])),
         "llm": ("llm", warm_llm),

@@ -6,6 +6,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,13 @@ from fayd.speech.zh_script import tidy_times, to_simplified
 #: The languages "auto" chooses between: the household's (fayd understands en and zh only;
 #: Whisper's own detection over ~100 languages would also pick Japanese or Cantonese).
 AUTO_AMONG = ("en", "zh")
+
+
+#: Whisper's longest output (tokens) for one window.
+MAX_TOKENS = 224
+#: Samples in Whisper's one 30 s window: a longer utterance goes through faster-whisper's
+#: own segment loop.
+MAX_ONE_WINDOW = 30 * 16000
 
 
 class AsrBackend(ABC):
@@ -78,24 +86,19 @@ class WhisperAsr(AsrBackend):
     def detect_language(self, samples: np.ndarray, among: Sequence[str] = AUTO_AMONG) -> str:
         """The most probable of ``among`` for this utterance (an English-only model: "en")."""
         audio = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
-        with self._lock:
-            return self._detect(audio, among)
-
-    def _detect(self, audio: np.ndarray, among: Sequence[str]) -> str:
         if not self.multilingual or audio.size == 0:
             return "en"
-        # One more pass of the encoder over the 30 s window: "auto" costs about twice a
-        # fixed language (measured in tests/test_speech_asr_languages.py's module doc).
-        _best, _p, probs = self._model.detect_language(audio=audio)
-        ranked = dict(probs)
-        return max(among, key=lambda code: ranked.get(code, 0.0))
+        with self._lock:
+            return self._encode(audio, among)[1]
 
     def _recognize(self, audio: np.ndarray, language: str | None) -> str:
         language = language or self.language
-        if language == "auto":
-            language = self._detect(audio, AUTO_AMONG)
         if not self.multilingual:
             language = "en"  # tiny.en would log a warning for anything else
+        elif language == "auto":
+            encoded, language = self._encode(audio, AUTO_AMONG)
+            if audio.size <= MAX_ONE_WINDOW:  # one window: decoded from the same encoding
+                return self._decode(encoded, language)
         segments, info = self._model.transcribe(
             audio,
             language=language,
@@ -113,3 +116,33 @@ class WhisperAsr(AsrBackend):
         # must be consumed here, while the caller holds the lock.
         text = "".join(segment.text for segment in segments).strip()
         return tidy_times(to_simplified(text)) if info.language == "zh" else text
+
+    def _encode(self, audio: np.ndarray, among: Sequence[str]) -> tuple[Any, str]:
+        """The encoder's output for the first 30 s window and the most probable of
+        ``among`` by it. Why not faster-whisper's transcribe(language=None): it encodes
+        the window twice (once to detect, once to decode), which on 2 cores doubled the
+        time to hear an utterance; here "auto" costs what a fixed language does."""
+        from faster_whisper.audio import pad_or_trim
+
+        whisper = self._model
+        encoded = whisper.encode(pad_or_trim(whisper.feature_extractor(audio)))
+        ranked = {token[2:-2]: p for token, p in whisper.model.detect_language(encoded)[0]}
+        return encoded, max(among, key=lambda code: ranked.get(code, 0.0))
+
+    def _decode(self, encoded: Any, language: str) -> str:
+        """One window's text in ``language``: greedy, no timestamps, as the fixed
+        languages run here."""
+        from faster_whisper.tokenizer import Tokenizer
+
+        whisper = self._model
+        tokenizer = Tokenizer(whisper.hf_tokenizer, True, task="transcribe", language=language)
+        found = whisper.model.generate(
+            encoded,
+            [[*tokenizer.sot_sequence, tokenizer.no_timestamps]],
+            beam_size=self.beam_size,
+            max_length=MAX_TOKENS,
+            suppress_blank=True,
+            suppress_tokens=[-1],  # CTranslate2's default set: symbols, not speech
+        )
+        text = tokenizer.decode(found[0].sequences_ids[0]).strip()
+        return tidy_times(to_simplified(text)) if language == "zh" else text

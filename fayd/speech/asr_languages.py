@@ -73,15 +73,15 @@ class LanguageAsr:
         if np.asarray(samples).size == 0:  # nothing to hear: no model is loaded for it
             return ""
         if language == "auto":
-            # Base finds the language; English is then heard by tiny.en when there is one
-            # (it decodes in about half base's time, and is as good on English).
-            language = self._model(self._pick("auto")).detect_language(samples)
+            # Base finds the language and decodes it from the same pass of its encoder
+            # (WhisperAsr): cheaper than running tiny.en after it for English.
+            return self._model(self._pick("auto")).transcribe(samples, "auto")
         return self._model(self._pick(language)).transcribe(samples, language)
 
     def load(self) -> LanguageAsr:
         """Build now the models the default language needs (a broken one raises here, at
         start, not at the first utterance); the others stay lazy."""
-        needs = {"en": ["en"], "zh": ["zh"], "auto": ["auto", "en"]}[self.default]
+        needs = {"en": ["en"], "zh": ["zh"], "auto": ["auto"]}[self.default]
         for language in needs:
             self._model(self._pick(language))
         return self
