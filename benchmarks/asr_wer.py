@@ -30,6 +30,7 @@ from fayd.speech.asr import WhisperAsr
 from fayd.speech.audio import pcm16_to_float, resample
 from fayd.speech.tts import PiperTts
 from fayd.testing.speech import ESPEAK_INSTALL, espeak_16k, missing_espeak_tools
+from fayd.testing.zh_score import edit_distance
 
 PHRASES = [
     # home
@@ -118,16 +119,6 @@ def normalise(text: str) -> list[str]:
     text = re.sub(r"\b\d+\b", lambda m: _number(int(m.group())), text)
     text = re.sub(r"[^\w\s']", " ", text).replace("'", "")
     return [_SAME.get(w, w) for w in text.split()]
-
-
-def edit_distance(ref: list[str], hyp: list[str]) -> int:
-    """Levenshtein distance over words (substitutions, deletions, insertions)."""
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev_diag, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev_diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev_diag + (r != h))
-    return row[-1]
 
 
 def main() -> None:

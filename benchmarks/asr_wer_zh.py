@@ -5,10 +5,11 @@ medicine, meals, family, weather, falls, reminders with numbers) is spoken by th
 voice (fayd.speech.tts_zh) and by espeak-ng's ``cmn`` voice (the floor Debian ships),
 then transcribed by the multilingual Whisper base (the ``whisper-base`` choice, put
 together in a temporary folder unless --whisper DIR names one) as fayd hears Chinese
-(fayd.speech.asr.WhisperAsr, "zh"). Scores: character error rate (simplified characters, numbers in words,
-punctuation removed) and syllable error rate (toned pinyin: Whisper's homophone spellings
-such as 午/五 do not count). Also each voice's real-time factor and the resident memory
-its loading adds to this process, beside the default English Piper voice's.
+(fayd.speech.asr.WhisperAsr, "zh"). Scores: character error rate (simplified characters,
+numbers in words, punctuation removed) and syllable error rate (toned pinyin: Whisper's
+homophone spellings such as 午/五 do not count). Also each voice's real-time factor and
+the resident memory its loading adds to this process, beside the default English Piper
+voice's.
 """
 
 from __future__ import annotations

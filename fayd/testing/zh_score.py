@@ -79,7 +79,7 @@ def syllables(text: str) -> list[str]:
 
 
 def edit_distance(ref: Sequence[str], hyp: Sequence[str]) -> int:
-    """Levenshtein distance over characters (or syllables)."""
+    """Levenshtein distance over characters, syllables or words (benchmarks/asr_wer.py)."""
     row = list(range(len(hyp) + 1))
     for i, r in enumerate(ref, 1):
         prev_diag, row[0] = row[0], i
