@@ -364,7 +364,10 @@ SLOWEST_FILES = {
     "test_poison.py": 30,
     "test_openai_endpoint.py": 32,
     "test_mcp_daemon.py": 23,
+    "test_voice_zh_e2e.py": 27,
     "test_web_browser.py": 18,
+    "test_speech_asr_languages.py": 17,
+    "test_speech_tts_zh.py": 14,
 }
 
 
