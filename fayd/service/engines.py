@@ -140,6 +140,11 @@ def load_engines(cfg: Config) -> Engines:
 
     engines.vad_path = attempt("vad", "speech.vad_model")
     engines.asr = attempt("asr", "speech.asr_model")
+    if engines.asr is not None and cfg.speech.asr_language != "en" and "asr" not in engines.own:
+        from fayd.speech.asr_languages import multilingual_dir
+
+        # What hears the household's speech: Whisper base (tiny.en only for "en" devices).
+        engines.files["asr"] = str(multilingual_dir(cfg.state_dir))
     engines.tts = attempt("tts", "speech.tts_model")
     if engines.tts is not None:  # one reply, the right voice: Chinese runs by the Chinese one
         engines.tts = ScriptVoices(engines.tts, chinese_voice(cfg, engines))
