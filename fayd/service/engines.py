@@ -166,7 +166,7 @@ def load_engines(cfg: Config) -> Engines:
     return engines
 
 
-def chinese_voice(cfg: Config, engines: Engines) -> Tts | Callable[[], Tts] | None:
+def chinese_voice(cfg: Config, engines: Engines) -> Callable[[], Tts] | None:
     """The voice of Chinese replies: the ``tts_zh`` model when it is installed, else
     espeak-ng's Mandarin (robotic, but never English Piper reading "Chinese letter" for
     each character). Loaded now when the household speaks Chinese (``speech.asr_language``
@@ -187,7 +187,7 @@ def chinese_voice(cfg: Config, engines: Engines) -> Tts | Callable[[], Tts] | No
     try:
         voice = make()
         b"".join(voice.synthesize("好。"))  # pages in and sets up its graphs before READY
-        return voice
+        return lambda: voice
     except Exception as exc:  # said, and the floor instead
         engines.problems["tts_zh"] = f"the Chinese voice failed to load: {_one_line(exc)}"
         log.error("%s", engines.problems["tts_zh"])

@@ -66,11 +66,11 @@ class ScriptVoices:
     then Chinese runs are left unsaid (logged once) rather than read out by a voice that
     cannot say them."""
 
-    def __init__(self, default: Tts, chinese: Callable[[], Tts] | Tts | None) -> None:
+    def __init__(self, default: Tts, chinese: Callable[[], Tts] | None) -> None:
         self.default = default
         self.sample_rate = default.sample_rate
-        self._chinese: Tts | None = chinese if _is_voice(chinese) else None
-        self._make = None if self._chinese is not None else chinese
+        self._chinese: Tts | None = None
+        self._make = chinese
         self._lock = threading.Lock()
         #: Why there is no Chinese voice (None: there is one, or it was never needed yet).
         self.chinese_problem: str | None = None if chinese is not None else "none installed"
@@ -100,7 +100,3 @@ class ScriptVoices:
         if rate == self.sample_rate or not pcm:
             return pcm
         return float_to_pcm16(resample(pcm16_to_float(pcm), rate, self.sample_rate))
-
-
-def _is_voice(candidate: object) -> bool:
-    return hasattr(candidate, "synthesize") and hasattr(candidate, "sample_rate")
