@@ -160,6 +160,8 @@ HARMLESS = [
     "I fell out with my sister",
     "the vase fell over",
     "my glasses fell down the back of the sofa",
+    "and then we went down to the seaside",
+    "we went down the road to the shops",
     "I put the gas fire on",
     "I need to pay the gas bill",
     "we sat by the fire",

@@ -22,7 +22,7 @@ from fayd.embedding import EmbedderLike
 _WHO = r"(i|i've|i'm|i have|he|she|he's|she's|they|mum|mom|dad|mother|father|grandma|grandpa|nan|gran|my (husband|wife|partner|mum|mom|mother|dad|father|son|daughter|friend|neighbour|neighbor|brother|sister)|(mr|mrs|ms|miss) \w+|\w+)"
 _EN = {
     "fall": [
-        rf"\b{_WHO}\s*('s|'ve|has|have|just|had)?\s*(just )?(fallen|fell|had a (bad |nasty |little )?(fall|tumble|spill)|taken a (bad |nasty )?(fall|tumble)|took a (bad )?tumble|gone over|gone down|went down|keeled over|slipped (and|over|on|in)|tripped (and|over (the|a|my|on)))",
+        rf"\b{_WHO}\s*('s|'ve|has|have|just|had)?\s*(just )?(fallen|fell|had a (bad |nasty |little )?(fall|tumble|spill)|taken a (bad |nasty )?(fall|tumble)|took a (bad )?tumble|gone over|(gone|went) down(?! (to|into|the|a|for|town|there|with|south|by)\b)|keeled over|slipped (and|over|on|in)|tripped (and|over (the|a|my|on)))",
         r"\b(broken|broke|cracked|hurt|done|done in) (my|his|her) (hip|wrist|arm|leg|ankle|ribs?|shoulder|back)\b",
         r"\b(fell|fallen|came|come|rolled) (out of|off) (bed|the bed|the chair|my chair|the stairs|the ladder)\b",
         r"\b(i('ve| have)?|he|she) (lost|have lost) (my|his|her) (footing|balance)\b",
