@@ -163,8 +163,16 @@ class SpeechConfig:
     asr_language: str = "en"
     asr_threads: int = 2
     #: Silence after speech that ends an utterance. Long enough that slow, pausing
-    #: speakers (the elderly) are not cut off mid-sentence.
+    #: speakers (the elderly) are not cut off mid-sentence. With semantic endpointing, the
+    #: wait when the words so far do not say whether the speaker is done.
     vad_min_silence_ms: int = 700
+    #: "semantic": at each short pause, what was said so far decides (docs/endpointing.md):
+    #: a finished request is answered after ``endpoint_pause_ms``, an unfinished sentence
+    #: is waited for up to ``endpoint_longest_ms``. "fixed": every utterance ends after
+    #: ``vad_min_silence_ms`` of silence.
+    endpointing: str = "semantic"
+    endpoint_pause_ms: int = 200
+    endpoint_longest_ms: int = 1500
     vad_threshold: float = 0.5
     #: Stop speaking when the user talks over fayd. Needs devices that do not hear their
     #: own voice (echo cancellation); a device can opt out with caps {"barge_in": false}.

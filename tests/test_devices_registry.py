@@ -38,6 +38,8 @@ def store(tmp_path: Path):
         ("language=ZH", ("language", "zh")),
         ("language=auto", ("language", "auto")),
         ("language=", ("language", None)),
+        ("pause_ms=2500", ("pause_ms", 2500)),
+        ("pause-ms=", ("pause_ms", None)),
     ],
 )
 def test_parse_setting(pair: str, expected: tuple) -> None:
@@ -45,7 +47,18 @@ def test_parse_setting(pair: str, expected: tuple) -> None:
 
 
 @pytest.mark.parametrize(
-    "pair", ["volume=101", "volume=loud", "wake=maybe", "wake_threshold=2", "colour=red", "user"]
+    "pair",
+    [
+        "volume=101",
+        "volume=loud",
+        "wake=maybe",
+        "wake_threshold=2",
+        "colour=red",
+        "user",
+        "pause_ms=99999999999999999999",
+        "pause_ms=-1",
+        "pause_ms=1.5",
+    ],
 )
 def test_bad_settings_are_refused(pair: str) -> None:
     with pytest.raises(reg.BadSetting):
@@ -277,3 +290,11 @@ def test_events_stored_before_epochs_keep_their_identity(tmp_path: Path) -> None
         assert row["id"] == "cuff-1" and row["key"] is False
     finally:
         store.close()
+
+
+def test_a_devices_longest_pause_is_stored_and_listed(store: Store) -> None:
+    rev0, _ = store.call(reg.settings_since, 0)
+    store.call(reg.set_settings, "k3", dict([reg.parse_setting("pause_ms=3000")]))
+    _, changed = store.call(reg.settings_since, rev0)
+    assert changed == {"k3": reg.DeviceSettings(pause_ms=3000)}
+    assert {r["id"]: r for r in store.call(reg.registry)}["k3"]["settings"] == {"pause_ms": 3000}

@@ -91,7 +91,10 @@ def test_a_devices_first_audio_loads_its_models_off_the_loop(tmp_path: Path) -> 
         def playing_until(self, device: str) -> float:
             return 0.0
 
-        def heard_early(self, device: str, speech: object) -> None:
+        def heard_early(self, device: str, *args: object) -> None:
+            pass
+
+        def resumed(self, device: str) -> None:
             pass
 
     async def scenario() -> tuple[int, DeviceHub]:

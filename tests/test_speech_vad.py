@@ -198,3 +198,61 @@ def test_a_pause_mid_sentence_makes_a_provisional_that_does_not_match(
     assert first.vad_start == segment.vad_start and segment.cut > first.cut  # stale
     last = provisional[-1][1]
     assert segment.cut <= last.cut  # the last one is the whole utterance
+
+
+def test_a_cut_ends_the_utterance_at_the_pause_and_speech_after_it_is_new(
+    vad_model_path, piper_tts
+) -> None:
+    """Semantic endpointing: someone decided at a pause that the speaker is done. The cut
+    utterance is the provisional one, sample for sample (its transcription is reused);
+    speech that follows is a new utterance, and resumed() says so once."""
+    from fayd.speech.audio import pcm16_to_float, resample
+    from fayd.speech.vad import SileroVad
+
+    def said(text: str) -> np.ndarray:
+        pcm = b"".join(piper_tts.synthesize(text))
+        return resample(pcm16_to_float(pcm), piper_tts.sample_rate, 16000)
+
+    vad = SileroVad(vad_model_path, min_silence_ms=2500)
+    silence = np.zeros(16000, dtype=np.float32)
+    first, second = said("What time is it?"), said("And what day is it?")
+    early = None
+    for i in range(0, silence.size + first.size + 8000, 512):
+        chunk = np.concatenate([silence, first, silence])[i : i + 512]
+        assert vad.accept(chunk) == []  # 2.5 s of silence would end it: not yet
+        early = early or vad.provisional(200)
+    assert early is not None and not vad.resumed()
+    cut = vad.cut(early.cut)
+    assert cut is not None
+    assert (cut.vad_start, cut.cut) == (early.vad_start, early.cut)
+    assert np.array_equal(cut.samples, early.samples)
+    assert vad.cut(early.cut) is None  # nothing left to end
+
+    resumed, finals = [], []
+    for i in range(0, second.size + 40000, 512):
+        chunk = np.concatenate([second, silence, silence, silence])[i : i + 512]
+        finals += vad.accept(chunk)
+        resumed.append(vad.resumed())
+    assert resumed.count(True) == 1 and resumed.index(True) < 16000 * 0.5 / 512
+    [after] = finals  # the detector's own silence ended the new one
+    assert after.vad_start >= cut.cut  # not reaching back into the cut utterance
+    assert after.samples.size < second.size + 16000 * 0.6
+
+
+def test_a_stale_cut_is_refused_when_speech_came_again(vad_model_path, piper_tts) -> None:
+    from fayd.speech.audio import pcm16_to_float, resample
+    from fayd.speech.vad import SileroVad
+
+    pcm = b"".join(piper_tts.synthesize("Set a timer for"))
+    words = resample(pcm16_to_float(pcm), piper_tts.sample_rate, 16000)
+    vad = SileroVad(vad_model_path, min_silence_ms=2500)
+    pause = np.zeros(int(16000 * 0.5), dtype=np.float32)
+    early = None
+    audio = np.concatenate([pause, words, pause, words])
+    for i in range(0, audio.size, 512):
+        vad.accept(audio[i : i + 512])
+        early = early or vad.provisional(200)
+    assert early is not None
+    assert vad.resumed()  # the second "Set a timer for" came after the pause
+    assert vad.cut(early.cut) is None  # the decision at the pause is stale
+    assert vad.speaking

@@ -304,6 +304,8 @@ class Chat:
         if conversation is None:
             return
         meta = {"source": turn.source, "timings": turn.timings, "decision": turn.decision, **meta}
+        if turn.ended_by:
+            meta["ended_by"] = turn.ended_by
         if await self._record_turn(turn, conversation, meta):
             if importance is not None:
                 self._memorize(turn, conversation, importance)

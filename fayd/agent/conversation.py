@@ -14,11 +14,13 @@ from typing import Any
 
 from fayd import logfields
 from fayd.agent.chat import Chat
+from fayd.agent.endpointer import EarlyEnd, Endpointer
 from fayd.agent.listening import NOT_HEARD, Gates, NotHeard, Transcriber
 from fayd.agent.output import ReplyOutput
 from fayd.agent.ports import AgentEngines
 from fayd.agent.skills import Outcome
 from fayd.agent.turn import Turn
+from fayd.agent.turn_end import Verdict, judge
 from fayd.agent.turn_log import log_turn
 from fayd.agent.understanding import Understanding
 from fayd.llm.text import SentenceSplitter
@@ -41,10 +43,11 @@ START_OVER = ("All right, let's start again.", "好的，我们重新开始吧�
 @dataclass(frozen=True)
 class Spoken:
     """An utterance cut by the device's VAD; ``clean`` tidies its transcript (the wake
-    phrase Whisper also wrote down)."""
+    phrase Whisper also wrote down); ``early`` takes the turn back if its speaker goes on."""
 
     speech: SpeechSegment
     clean: Callable[[str], str] | None = None
+    early: EarlyEnd | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class Conversation:
         self.sender = sender
         self.gates = gates
         self.ears = Transcriber(device, engines.asr, gates, language)
+        self.endpoint = Endpointer(
+            device, self.ears, self._judge, lambda s, c, e: self.submit(Spoken(s, c, e))
+        )
         self._user = user
         self._output = output
         self.pending: asyncio.Queue[tuple[Utterance, asyncio.Future[Turn | None] | None]]
@@ -115,6 +121,11 @@ class Conversation:
         self._listening_at = 0.0
         #: When the user last said something here (time.monotonic(); 0: never).
         self.heard_at = 0.0
+
+    def _judge(self, text: str) -> Verdict:
+        """Whether the words so far sound finished (fayd.agent.turn_end)."""
+        decision = self.understanding.glance(text) if self.understanding else None
+        return judge(text, decision)
 
     @property
     def speaking(self) -> bool:
@@ -238,6 +249,11 @@ class Conversation:
         user = self._user()
         self.heard_at = time.monotonic()
         timings = {}
+        early = item.early if isinstance(item, Spoken) else None
+        if early is not None:
+            if early.withdrawn:  # its speaker went on: the next utterance carries it
+                return None
+            early.task = asyncio.current_task()
         if isinstance(item, Spoken):
             try:
                 question, timings["asr_ms"] = await self.ears.heard(item.speech)
@@ -251,6 +267,10 @@ class Conversation:
             typed = item.text if isinstance(item, Typed) else item
             question, user, source = typed.text, typed.user or user, "text"
         turn = Turn(user=user, device=self.device, question=question, source=source)
+        if early is not None:
+            early.turn, turn.ended_by = turn, early.verdict
+            if early.waited_ms:
+                timings["endpoint_wait_ms"] = early.waited_ms
         if isinstance(item, Typed):
             turn.said = item.said
         turn.timings.update(timings)
@@ -287,6 +307,7 @@ class Conversation:
             await self.chat.start_over(turn.user, self.device)
             outcome: Outcome | None = Outcome(START_OVER[decision.lang == "zh"])
         else:
+            turn.acted = decision.intent != "chitchat"
             outcome = await self.understanding.act(decision, turn.question, turn.user, self.device)
         if outcome is None:
             return await self.speak(turn)

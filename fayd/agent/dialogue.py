@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fayd.agent.chat import Chat
-from fayd.agent.conversation import Announcement, Conversation, Spoken, Typed
+from fayd.agent.conversation import Announcement, Conversation, Typed
 from fayd.agent.expression import ActionRules
 from fayd.agent.listening import Gates
 from fayd.agent.output import ReplyOutput
@@ -22,7 +22,7 @@ from fayd.agent.understand.router import is_stop
 from fayd.agent.understanding import Understanding
 from fayd.precedence import ROOM_POLL_S, BusyStretch
 from fayd.protocol import Action, Outgoing, Sender, TextIn
-from fayd.speech import SpeechSegment
+from fayd.speech import Ending, SpeechSegment
 
 
 class _Nowhere:
@@ -63,13 +63,25 @@ class Dialogue:
         self, device: str, speech: SpeechSegment, clean: Callable[[str], str] | None = None
     ) -> None:
         """A final utterance, cut by the device's VAD."""
-        self._conversation(device).submit(Spoken(speech, clean))
+        self._conversation(device).endpoint.ended(speech, clean)
 
-    def heard_early(self, device: str, speech: SpeechSegment) -> None:
-        """The utterance so far, once the speaker paused: transcribed ahead if ASR is idle."""
+    def heard_early(
+        self,
+        device: str,
+        speech: SpeechSegment,
+        clean: Callable[[str], str] | None = None,
+        ending: Ending | None = None,
+    ) -> None:
+        """The utterance so far, once the speaker paused: transcribed ahead if ASR is idle,
+        and with ``ending``, judged whether it is over (fayd.agent.endpointer)."""
         conversation = self._conversation(device)
         conversation.listening()
-        conversation.ears.speculate(speech)
+        conversation.endpoint.paused(speech, ending)
+
+    def resumed(self, device: str) -> None:
+        """Speech again after a pause."""
+        if (found := self.conversations.get(device)) is not None:
+            found.endpoint.resumed()
 
     def typed(self, device: str, text: TextIn) -> None:
         conversation = self._conversation(device)

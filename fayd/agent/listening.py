@@ -61,16 +61,17 @@ class Transcriber:
         #: Final utterances whose text came from a speculative transcription.
         self.speculated = 0
 
-    def speculate(self, early: SpeechSegment) -> None:
+    def speculate(self, early: SpeechSegment) -> asyncio.Task[tuple[str, float]] | None:
         """Transcribe a provisional utterance now, only when ASR is idle: speculation must
-        never delay a real turn."""
+        never delay a real turn. The transcription's task (None: not started)."""
         if self.asr is None or self.gates.asr.locked():
-            return
+            return None
         if self._speculation is not None:
             self._speculation[1].cancel()
         task = asyncio.create_task(self.transcribe(early.samples))
         task.add_done_callback(_quiet)
         self._speculation = (early, task)
+        return task
 
     async def heard(self, segment: SpeechSegment) -> tuple[str, float]:
         """The final utterance's text: the speculation's when it covered the same speech

@@ -47,6 +47,10 @@ class Turn:
     id: int = field(default_factory=lambda: next(_numbers))
     #: Told each sentence as it is delivered, beside the device (the OpenAI door streams them).
     said: Callable[[str], None] | None = None
+    #: A skill acted on it (a reminder kept, a timer set): it can no longer be taken back.
+    acted: bool = False
+    #: What ended the spoken question (fayd.agent.endpointer.EarlyEnd.verdict).
+    ended_by: str = ""
 
     @contextlib.contextmanager
     def hold_model(self) -> Iterator[None]:

@@ -15,6 +15,7 @@ log = logging.getLogger("fayd.agent.conversation")
 #: The timings a turn's log line shows, by their short names.
 _SHOWN_TIMINGS = {
     "room_wait_ms": "waited for a device's turn",
+    "endpoint_wait_ms": "pause",
     "asr_ms": "asr",
     "understood_ms": "understood",
     "llm_first_sentence_ms": "first sentence",

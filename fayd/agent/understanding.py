@@ -70,6 +70,11 @@ class Understanding:
     def now(self) -> datetime:
         return self.clock()
 
+    def glance(self, text: str) -> Decision:
+        """What the router makes of ``text`` alone, changing nothing (no open question is
+        answered): semantic endpointing asks it of words still being spoken."""
+        return self.router.route(text, self.now())
+
     def decide(self, question: str, user: str, device: str) -> Decision:
         """What the question is; an open question of a skill is answered or dropped here."""
         key = (user, device)

@@ -61,7 +61,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     st = sub.add_parser(
         "set",
         help="set a device's settings: user=NAME shared=NAME,NAME wake=on|off wake_threshold=0-1 "
-        "volume=0-100 barge_in=on|off language=en|zh|auto (KEY= unsets)",
+        "volume=0-100 barge_in=on|off language=en|zh|auto pause_ms=300-5000 (KEY= unsets)",
     )
     st.add_argument("device", help="device id (added, or seen; it need not be online)")
     st.add_argument("settings", nargs="+", metavar="KEY=VALUE")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,16 @@ from fayd.devices.voice import ASR_RATE, VoiceInput
 from fayd.devices.wake import WakeGate
 from fayd.errors import ProtocolError
 from fayd.protocol import AudioChunk
-from fayd.speech import OnsetDetector
-from fayd.store.devices_records import DeviceSettings
+from fayd.speech import Ending, OnsetDetector, SpeechSegment
+from fayd.store.devices_records import PAUSE_MS, DeviceSettings
 
 log = logging.getLogger(__name__)
 
 #: After a voice model failed to load, frames are refused this long before it is tried again.
 RETRY_LOAD_S = 30.0
+#: With semantic endpointing, silence this much longer than any device's longest wait ends
+#: an utterance even if nothing else did (a safety net: the agent ends them much sooner).
+SAFETY_MS = 1000
 
 
 @dataclass
@@ -63,14 +67,44 @@ class Microphones:
                 listener.interrupt(device)
                 mic.onset.reset()
         wake = mic.wake
+        clean = wake.without_phrase if wake else None
+        if mic.voice.resumed():
+            listener.resumed(device)
         admitted = wake is None or wake.admits(listener.playing_until(device))
-        if admitted and (early := mic.voice.provisional()) is not None:
-            listener.heard_early(device, early)
+        if admitted and (early := mic.voice.provisional(self._pause_ms)) is not None:
+            listener.heard_early(device, early, clean, self._ending(state, early, clean))
         for utterance in mic.voice.accept(chunk, samples):
             if wake is not None and not wake.admits(listener.playing_until(device)):
                 log.info("device %s: speech without the wake word, not answered", device)
                 continue
-            listener.heard(device, utterance, wake.without_phrase if wake else None)
+            listener.heard(device, utterance, clean)
+
+    @property
+    def _semantic(self) -> bool:
+        return self.speech.endpointing == "semantic"
+
+    @property
+    def _pause_ms(self) -> int:
+        """When a pause is offered: the short one semantic endpointing judges at, else the
+        usual point to transcribe ahead (ASR hidden in the rest of the hangover)."""
+        return self.speech.endpoint_pause_ms if self._semantic else 250
+
+    def _ending(
+        self, state: DeviceState, early: SpeechSegment, clean: Callable[[str], str] | None
+    ) -> Ending | None:
+        """What lets the agent end ``early``'s utterance at its pause (semantic only)."""
+        if not self._semantic:
+            return None
+        device, speech = state.id, self.speech
+        longest = state.settings.pause_ms or speech.endpoint_longest_ms
+
+        def end() -> None:
+            mic = self.mics.get(device)
+            final = mic.voice.cut(early.cut) if mic is not None else None
+            if final is not None:
+                self.listener.heard(device, final, clean)
+
+        return Ending(end, self._pause_ms, speech.vad_min_silence_ms, longest)
 
     async def settings_changed(self, state: DeviceState, old: DeviceSettings) -> None:
         """``fayd devices set`` changed barge-in or the wake word of a device."""
@@ -120,7 +154,11 @@ class Microphones:
             path,
             sample_rate=ASR_RATE,
             threshold=self.speech.vad_threshold,
-            min_silence_ms=self.speech.vad_min_silence_ms,
+            # Semantic endpointing ends utterances itself; the detector's own silence is
+            # then only the safety net behind it.
+            min_silence_ms=max(self.speech.endpoint_longest_ms, PAUSE_MS[1]) + SAFETY_MS
+            if self._semantic
+            else self.speech.vad_min_silence_ms,
         )
         async with self._models:
             if state.id in self.mics:  # opened by another frame meanwhile

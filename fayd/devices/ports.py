@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fayd.protocol import Ack, Error, Hello, TextIn
-from fayd.speech import SpeechSegment, WakeDetector
+from fayd.speech import Ending, SpeechSegment, WakeDetector
 
 
 class Answers(Protocol):
@@ -30,8 +30,19 @@ class Listener(Protocol):
         """A final utterance; ``clean`` tidies its transcript (removes the wake phrase)."""
         ...
 
-    def heard_early(self, device: str, speech: SpeechSegment) -> None:
-        """The utterance so far, when the speaker paused (it may still go on)."""
+    def heard_early(
+        self,
+        device: str,
+        speech: SpeechSegment,
+        clean: Callable[[str], str] | None = None,
+        ending: Ending | None = None,
+    ) -> None:
+        """The utterance so far, when the speaker paused (it may still go on); ``ending``
+        lets the listener end the utterance there (semantic endpointing)."""
+        ...
+
+    def resumed(self, device: str) -> None:
+        """Speech again after a pause: the speaker was not done."""
         ...
 
     def typed(self, device: str, text: TextIn) -> None: ...

@@ -47,9 +47,17 @@ class VoiceInput:
             self.stream = None
         return segments
 
-    def provisional(self) -> SpeechSegment | None:
+    def provisional(self, silence_ms: int = 250) -> SpeechSegment | None:
         """The utterance so far when the speaker has paused (see SileroVad.provisional)."""
-        return self.vad.provisional()
+        return self.vad.provisional(silence_ms)
+
+    def resumed(self) -> bool:
+        """Speech again after a pause (see SileroVad.resumed)."""
+        return self.vad.resumed()
+
+    def cut(self, at: int) -> SpeechSegment | None:
+        """End the utterance at ``at`` now (see SileroVad.cut)."""
+        return self.vad.cut(at)
 
     def counters(self) -> dict[str, int]:
         return {"received": self.received, "lost": self.lost}

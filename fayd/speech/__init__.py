@@ -12,13 +12,14 @@ from fayd.speech.audio import (
     resample,
     write_wav,
 )
-from fayd.speech.ports import Asr, OnsetDetector, Tts, Vad, WakeDetector
+from fayd.speech.ports import Asr, Ending, OnsetDetector, Tts, Vad, WakeDetector
 from fayd.speech.tts import PiperTts
 from fayd.speech.vad import SileroVad, SpeechSegment, validate_vad_file
 
 __all__ = [
     "VISEMES",
     "Asr",
+    "Ending",
     "OnsetDetector",
     "PiperTts",
     "SileroVad",

@@ -4,7 +4,8 @@ does a test's stand-in."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -51,6 +52,28 @@ class Vad(Protocol):
     def provisional(self, silence_ms: int = 250) -> SpeechSegment | None:
         """The utterance so far once its speaker has paused, offered once per pause."""
         ...
+
+    def resumed(self) -> bool:
+        """True once when speech comes again after an offered pause or a cut."""
+        ...
+
+    def cut(self, at: int) -> SpeechSegment | None:
+        """End the utterance now at sample ``at`` (None: nothing to end, or speech came
+        again since); what follows is a new utterance."""
+        ...
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a pause may end an utterance early (docs/endpointing.md): ``end()`` ends it
+    where the pause began (its final utterance then arrives as usual). The speaker has
+    been silent ``silent_ms``; ``usual_ms`` is the wait when unsure whether they are done,
+    ``longest_ms`` the wait for a sentence left unfinished."""
+
+    end: Callable[[], None]
+    silent_ms: int
+    usual_ms: int
+    longest_ms: int
 
 
 class WakeDetector(Protocol):

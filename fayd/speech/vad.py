@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,6 +158,10 @@ class SileroVad:
         self._fed = 0  # samples given to the detector since the last reset
         self._last_speech = 0  # end of the last window the probe heard speech in
         self._offered = 0  # the cut of the last provisional utterance handed out
+        # The detector counts samples from its last reset; a cut (see cut()) resets it
+        # mid-stream, so its positions are moved by where that happened.
+        self._base = 0
+        self._paused_at = 0  # the last pause offered or cut at, until speech resumes
 
     def accept(self, samples: np.ndarray) -> list[SpeechSegment]:
         """Feed audio; return the segments completed by it (usually none)."""
@@ -180,7 +185,9 @@ class SileroVad:
                 self._feed_window(tail)
                 self._history.write(tail)
             self._vad.flush()
-            segments = self._drain()
+            # The stream's end cuts the last utterance wherever it was: its silent tail is
+            # dropped, so it matches the provisional one transcribed at the pause.
+            segments = [self._without_tail(s) for s in self._drain()]
             self._reset()
             return segments
 
@@ -204,10 +211,10 @@ class SileroVad:
                 return None
             if self._fed - self._last_speech < self.sample_rate * silence_ms // 1000:
                 return None
-            start = int(self._vad.current_segment.start)
-            if start < 0 or start >= self._last_speech:
+            start = int(self._vad.current_segment.start) + self._base
+            if start < self._base or start >= self._last_speech:
                 return None
-            self._offered = self._last_speech
+            self._offered = self._paused_at = self._last_speech
             lead = self._history.read(max(self._last_end, start - self._pre_roll), start)
             body = self._history.read(start, self._last_speech)
             return SpeechSegment(
@@ -216,6 +223,40 @@ class SileroVad:
                 sample_rate=self.sample_rate,
                 vad_start=start,
                 cut=self._last_speech,
+            )
+
+    def resumed(self) -> bool:
+        """True once when speech comes again after a pause offered by :meth:`provisional`
+        (or a :meth:`cut`): the speaker was not done."""
+        with self._lock:
+            if self._paused_at and self._last_speech > self._paused_at:
+                self._paused_at = 0
+                return True
+            return False
+
+    def cut(self, at: int) -> SpeechSegment | None:
+        """End the utterance in progress at ``at`` (a provisional utterance's ``cut``) without
+        waiting out ``min_silence_ms``: someone decided the speaker is done. None when
+        there is nothing to end or speech came again after ``at`` (the decision is stale).
+        Speech that follows starts a new utterance."""
+        with self._lock:
+            if not self._vad.is_speech_detected() or self._last_speech > at:
+                return None
+            start = int(self._vad.current_segment.start) + self._base
+            if not self._base <= start < at:
+                return None
+            lead = self._history.read(max(self._last_end, start - self._pre_roll), start)
+            body = self._history.read(start, at)
+            self._vad.reset()  # its count restarts with the next window, at _fed
+            self._base = self._fed
+            self._last_end = at
+            self._paused_at = at
+            return SpeechSegment(
+                start_sample=start - lead.size,
+                samples=np.concatenate([lead, body]),
+                sample_rate=self.sample_rate,
+                vad_start=start,
+                cut=at,
             )
 
     def _feed_window(self, window: np.ndarray) -> None:
@@ -231,16 +272,23 @@ class SileroVad:
         self._vad.reset()  # sherpa-onnx restarts its sample count too
         self._probe.reset()
         self._probe_context = np.zeros(CONTEXT, dtype=np.float32)
-        self._fed = self._last_speech = self._offered = 0
+        self._fed = self._last_speech = self._offered = self._base = self._paused_at = 0
         self._history.clear()
         self._pending = np.zeros(0, dtype=np.float32)
         self._last_end = 0
+
+    def _without_tail(self, segment: SpeechSegment) -> SpeechSegment:
+        end = self._last_speech
+        if not segment.vad_start < end < segment.cut:
+            return segment
+        keep = segment.samples.size - (segment.cut - end)
+        return dataclasses.replace(segment, samples=segment.samples[:keep], cut=end)
 
     def _drain(self) -> list[SpeechSegment]:
         out = []
         while not self._vad.empty():
             front = self._vad.front  # a reference into the detector: copy before pop()
-            start = int(front.start)
+            start = int(front.start) + self._base
             samples = np.array(front.samples, dtype=np.float32)
             self._vad.pop()
             # (max_speech_s splits a monologue into back-to-back segments: no overlap then.)

@@ -41,6 +41,10 @@ class DeviceSettings:
     #: The language its speech is heard in ("en", "zh", "auto"); None: the household's
     #: speech.asr_language. fayd's alone: the device is never told.
     language: str | None = None
+    #: The longest pause (ms) fayd waits through when its speaker's sentence is unfinished
+    #: (semantic endpointing; docs/endpointing.md); None: speech.endpoint_longest_ms. A
+    #: slow, pausing speaker's device can wait longer.
+    pause_ms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Only the settings that are set."""
@@ -48,6 +52,8 @@ class DeviceSettings:
 
 
 KEYS = tuple(f.name for f in dataclasses.fields(DeviceSettings))
+#: The range of a device's ``pause_ms`` (as speech.endpoint_longest_ms's).
+PAUSE_MS = (300, 5000)
 
 
 def _bool(key: str, text: str) -> bool:
@@ -91,6 +97,8 @@ def parse_setting(pair: str) -> tuple[str, Any]:
         raise BadSetting(f"wake_threshold must be between 0 and 1: {text}")
     if key == "volume" and not 0 <= number <= 100:
         raise BadSetting(f"volume must be 0-100: {text}")
+    if key == "pause_ms" and not PAUSE_MS[0] <= number <= PAUSE_MS[1]:
+        raise BadSetting(f"pause_ms must be {PAUSE_MS[0]}-{PAUSE_MS[1]} (milliseconds): {text}")
     return key, number
 
 
@@ -103,6 +111,7 @@ def _settings(row: dict[str, Any]) -> DeviceSettings:
         volume=row["volume"],
         barge_in=None if row["barge_in"] is None else bool(row["barge_in"]),
         language=row["language"],
+        pause_ms=row["pause_ms"],
     )
 
 
@@ -128,7 +137,8 @@ def set_settings(db: sqlite_utils.Database, device: str, changes: dict[str, Any]
 def settings_since(db: sqlite_utils.Database, rev: int) -> tuple[int, dict[str, DeviceSettings]]:
     """Settings changed after ``rev``: (the latest rev, {device: settings})."""
     rows = db.execute(
-        "SELECT device, user, shared, wake, wake_threshold, volume, barge_in, language, rev"
+        "SELECT device, user, shared, wake, wake_threshold, volume, barge_in, language, pause_ms,"
+        " rev"
         " FROM device_settings WHERE rev > ? ORDER BY rev",
         [rev],
     ).fetchall()
@@ -147,7 +157,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     rows = db.execute(
         "SELECT i.id, d.roles, d.fw, d.user, d.online, d.first_seen, d.last_seen,"
         " s.user, s.shared, s.wake, s.wake_threshold, s.volume, s.barge_in, s.language,"
-        " (SELECT count(*) FROM device_events e WHERE e.device = i.id),"
+        " s.pause_ms, (SELECT count(*) FROM device_events e WHERE e.device = i.id),"
         " EXISTS (SELECT 1 FROM device_keys k WHERE k.device = i.id)"
         " FROM (SELECT id FROM devices UNION SELECT device FROM device_settings"
         " UNION SELECT device FROM device_keys) i"
@@ -156,7 +166,7 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     ).fetchall()
     out = []
     for r in rows:
-        settings = _settings(dict(zip(KEYS, r[7:14], strict=True)))
+        settings = _settings(dict(zip(KEYS, r[7:15], strict=True)))
         out.append(
             {
                 "id": r[0],
@@ -168,8 +178,8 @@ def registry(db: sqlite_utils.Database) -> list[dict[str, Any]]:
                 "user": settings.user or r[3],  # the setting wins over the hello
                 "hello_user": r[3],
                 "settings": settings.to_dict(),
-                "events": r[14],
-                "key": bool(r[15]),
+                "events": r[15],
+                "key": bool(r[16]),
             }
         )
     return out

@@ -461,6 +461,12 @@ def m016_device_language(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE device_settings ADD COLUMN language TEXT")
 
 
+def m017_device_pause(db: sqlite_utils.Database) -> None:
+    """The longest pause fayd waits through for a device's speaker (ms; NULL: the
+    household's speech.endpoint_longest_ms)."""
+    db.execute("ALTER TABLE device_settings ADD COLUMN pause_ms INTEGER")
+
+
 MIGRATIONS: list[Migration] = [
     m001_spine,
     m002_memory,
@@ -478,6 +484,7 @@ MIGRATIONS: list[Migration] = [
     m014_announcement_about,
     m015_event_user,
     m016_device_language,
+    m017_device_pause,
 ]
 
 
