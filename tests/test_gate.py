@@ -65,6 +65,8 @@ ADVICE = [
     ("Is ninety-five all right? Should I be worried?", "health"),
 ]
 PAST = [
+    "I can't remember where I put my reading glasses.",
+    "I forgot where I left my purse",
     "What did Anna's husband do for a living?",
     "where does my grandson work these days?",
     "what was the name of my old cat?",

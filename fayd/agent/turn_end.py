@@ -37,9 +37,8 @@ FILLERS = frozenset(
 OPEN_WORDS = frozenset(
     (
         "to for of the a an my your his our their its with about at in into onto from than "
-        "if when while whether until unless before after since by as that which who whose "
-        "i we they he she is are was were am can could would should will shall do does did "
-        "have has had just very really some any no not"
+        "if when while whether until unless before after since by as that which whose "
+        "i we they he she just very really some any not"
     ).split()
 )
 #: A clause that opens with one of these needs a second half ("If it gets cold, …").

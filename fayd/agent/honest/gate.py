@@ -313,6 +313,11 @@ _PAST_EN = [
     # "do you know where I grew up?", "can you remember when I was married?"
     rf"\b(?:do you (?:know|remember)|can you (?:remember|tell me)|have you any idea|any idea) "
     rf"(?:where|when|who|which|what year|how) (?:i|we) (?:was |were |first |last )?{_LIFE}\b",
+    # "I can't remember where I put my glasses", "I forgot where I left my purse": asked
+    # in the telling (a model answered "I'm sorry for your loss")
+    rf"\bi (?:can't|cannot|can not|don't|do not) (?:remember|recall) (?:where|when|who|which) "
+    rf"(?:i|we) {_LIFE}\b",
+    rf"\bi(?:'ve| have)? (?:forgot|forgotten) (?:where|when|who|which) (?:i|we) {_LIFE}\b",
 ]
 _PAST_EN_RE = [re.compile(p) for p in _PAST_EN]
 _PAST_ZH_RE = [
@@ -434,6 +439,7 @@ def _en(text: str, raw: str) -> Gated | None:
             text,
         )
     )
+    asked = asked or bool(_WONDERING.search(text))
     if not asked:
         return None  # a statement ("I took my tablets", "my hip aches in this weather")
     if advice := _advice_en(text):
@@ -447,6 +453,13 @@ def _en(text: str, raw: str) -> Gated | None:
         if any(p.search(text) for p in patterns):
             return Gated("info.offline", {"topic": topic})
     return None
+
+
+#: A question put as a statement: "I can't remember where I put my glasses".
+_WONDERING = re.compile(
+    r"\bi (?:can't|cannot|can not|don't|do not) (?:remember|recall) (?:where|when|who|which)\b"
+    r"|\bi(?:'ve| have)? (?:forgot|forgotten) (?:where|when|who|which)\b"
+)
 
 
 def _answered_itself(raw: str) -> bool:
