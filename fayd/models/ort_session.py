@@ -4,9 +4,10 @@ after every Piper sentence, measured: CPU the LLM and the event loop needed).
 
 A model whose runs need large tensors (a Piper voice: ~90 MB for a long sentence) is run
 with ``shrink_arena``: onnxruntime's memory arena grows to a run's largest tensors and keeps
-them for good; shrunk at the end of each run, it gives them back. Measured on a Piper
-sentence: 90 → 8 MB kept, ~13 % more CPU per sentence (the pages are touched again). No
-arena at all kept as little but cost ~70 % more CPU (every tensor a fresh allocation).
+them for good; shrunk at the end of each run (and the C heap trimmed), it gives them back.
+Over ten voice turns the daemon's peak RSS fell by ~100 MB (benchmarks/footprint.py), for
+some more CPU per sentence (~15-30 %, measured on a loaded machine: the pages are touched
+again). No arena at all kept as little but cost ~70 % more CPU per sentence.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from fayd.models.native_heap import trim
 
 #: onnxruntime's run option: the CPU arena frees its unused regions when a run ends.
 SHRINK_ENTRY = ("memory.enable_memory_arena_shrinkage", "cpu:0")
@@ -31,7 +34,10 @@ class ShrinkingSession:
         self.run_options.add_run_config_entry(*SHRINK_ENTRY)
 
     def run(self, output_names: Sequence[str] | None, feeds: dict[str, Any], *_: Any) -> Any:
-        return self.session.run(output_names, feeds, self.run_options)
+        result = self.session.run(output_names, feeds, self.run_options)
+        # The arena's regions go back to malloc, which keeps those below its mmap threshold.
+        trim()
+        return result
 
     def __getattr__(self, name: str) -> Any:  # get_inputs, get_outputs, ...
         return getattr(self.session, name)
