@@ -28,6 +28,7 @@ from fayd.llm import ChatLlm
 from fayd.llm.local import LocalLlm
 from fayd.models import MISSING, check, resolve
 from fayd.models.user_files import value
+from fayd.service.heap import trim
 from fayd.speech import Asr, Tts, WakeDetector
 from fayd.speech.voices import ScriptVoices
 
@@ -136,6 +137,7 @@ def load_engines(cfg: Config) -> Engines:
                     return found
             return load_default(cfg, engines, role)
         finally:
+            trim()  # a loader's freed buffers back before the next model loads (heap.py)
             seconds[role] = time.monotonic() - started
 
     engines.vad_path = attempt("vad", "speech.vad_model")
@@ -157,6 +159,7 @@ def load_engines(cfg: Config) -> Engines:
         engines.wake = wake_factory(cfg, engines)
     started = time.monotonic()
     warm_up(engines, prompt_prefix(cfg.agent), cfg.state_dir / "cache" / LLM_PREFIX_FILE)
+    trim()
     seconds["warm-up"] = time.monotonic() - started
     log.info(
         "models ready in %.1f s (%s)",

@@ -10,9 +10,9 @@ arenas and a periodic ``malloc_trim`` keep it flat. On a libc without these (mus
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
 import logging
+
+from fayd.models.native_heap import glibc, trim
 
 log = logging.getLogger(__name__)
 
@@ -23,32 +23,15 @@ ARENAS = 2
 TRIM_EVERY_S = 60.0
 
 
-def _glibc() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-    except OSError:
-        return None
-    if libc is None or not hasattr(libc, "mallopt") or not hasattr(libc, "malloc_trim"):
-        return None
-    return libc
-
-
 def limit_arenas(arenas: int = ARENAS) -> bool:
     """Called before the worker threads start (arenas are made as threads first contend)."""
-    libc = _glibc()
+    libc = glibc()
     return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
-
-
-def trim() -> bool:
-    """Freed heap pages back to the system; True when some were."""
-    libc = _glibc()
-    return bool(libc is not None and libc.malloc_trim(0))
 
 
 async def trim_forever(every_s: float = TRIM_EVERY_S) -> None:
     """A supervised task: trims in a worker thread (a large heap takes a few ms)."""
-    if _glibc() is None:
+    if glibc() is None:
         log.info("heap: not glibc; freed memory is left to the allocator")
         await asyncio.Event().wait()  # a component that ends would be restarted
     while True:

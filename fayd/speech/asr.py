@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from fayd.errors import ModelError
+from fayd.models.native_heap import trim
 from fayd.speech.zh_script import tidy_times, to_simplified
 
 #: The languages "auto" chooses between: the household's (fayd understands en and zh only;
@@ -40,7 +41,9 @@ class AsrBackend(ABC):
         if audio.size == 0:
             return ""
         with self._lock:
-            return self._recognize(audio, language)
+            text = self._recognize(audio, language)
+            trim()  # the utterance's buffers back to the system (fayd.models.native_heap)
+        return text
 
     @abstractmethod
     def _recognize(self, audio: np.ndarray, language: str | None) -> str:

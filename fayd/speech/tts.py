@@ -89,8 +89,9 @@ class PiperTts:
         try:
             # Why not PiperVoice.load(): it gives onnxruntime every core, and the daemon
             # shares them with ASR and the LLM. No spinning (cpu_session): ~10 % more time
-            # per sentence, ~25 ms less CPU taken from the LLM after each.
-            session = cpu_session(model, threads)
+            # per sentence, ~25 ms less CPU taken from the LLM after each. Its arena is
+            # shrunk after each sentence: a long one's ~90 MB of tensors are not kept.
+            session = cpu_session(model, threads, shrink_arena=True)
         except Exception as exc:  # onnxruntime raises its own untyped Fail/InvalidGraph errors
             raise ModelError(f"cannot load Piper voice {model}: {exc}") from exc
         self._voice = PiperVoice(session=session, config=config, download_dir=resources)
