@@ -31,3 +31,9 @@ class MemoryConfig:
     rrf_k: int = 60
     #: BM25 hits fetched per search, and how deep the score ranking goes into RRF.
     lexical_depth: int = 100
+    #: Neighbours (fayd.memory.neighbours): a search ranks this many candidates, then
+    #: re-ranks them with their session neighbours, each lending ``neighbour_weight`` of its
+    #: score to rows up to ``neighbour_radius`` away (0 turns it off).
+    neighbour_pool: int = 30
+    neighbour_weight: float = 0.3
+    neighbour_radius: int = 1

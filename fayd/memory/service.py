@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import extract
+from fayd.memory import dates, extract
 from fayd.memory import facts as db_facts
+from fayd.memory import neighbours
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
 from fayd.memory.errors import BadInput
@@ -114,6 +115,9 @@ class Memory:
         """Write a batch (already validated) in one transaction: all or nothing."""
         if not new:
             return []
+        for n in new:  # the days a turn names, as tags (fayd.memory.dates)
+            said = datetime.fromtimestamp(n.created_at)
+            n.tags = sorted(set(n.tags) | set(dates.tags(n.content, said)))
         importances = [
             n.importance if n.importance is not None else self.scorer.score(n.content) for n in new
         ]
@@ -236,10 +240,13 @@ class Memory:
                 np.array([p for p, _ in found_pos], np.int64),
                 np.array([s for _, s in found_pos], np.float64),
             )
+            c = self.cfg
+            expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
+            pool = max(n, c.neighbour_pool) if expand else n
             positions, scores = rank(
                 index,
                 qvec,
-                n,
+                pool,
                 weights or self.cfg.weights,
                 now,
                 self.cfg.recency_half_life_h * 3600,
@@ -248,6 +255,10 @@ class Memory:
                 lexical,
                 fusion,
             )
+            if expand:
+                positions, scores = neighbours.expand(
+                    index, positions, scores, n, c.neighbour_weight, c.neighbour_radius, mask
+                )
             ids = [int(i) for i in index.ids[positions]]
             if not stateless and ids:
                 self.store.call(db_nodes.touch, ids, now, index.max_step, user)

@@ -17,10 +17,11 @@ TAG_NAMESPACES = [
     "session",
     "schedule",
     "date",
+    "when",
 ]
 NODE_TYPES = ("observation", "conversation", "reflection")
 #: Dropped when a reflection inherits its sources' tags (they describe one moment only).
-NOT_INHERITED = ("session:", "date:", "schedule:", "kind:")
+NOT_INHERITED = ("session:", "date:", "when:", "schedule:", "kind:")
 
 MAX_TAG_LEN = 200
 
@@ -84,7 +85,8 @@ def schema() -> dict[str, object]:
             "marks long-lived memories; a rule must carry it (kind:rule + persistent:true are "
             "the active rules). domain: the scene (companion, homecare, life_assistant, "
             "home_automation, education, quant, ...). session:<id>, date:<YYYY-MM-DD>, "
-            "schedule:<expr> describe one moment and are not inherited by reflections. "
+            "schedule:<expr> describe one moment and are not inherited by reflections; when:<YYYY-MM-DD> "
+            "is a day the content names (written by fayd: 'last Saturday' resolved). "
             "strategy: and symbol: are free values. node_type is observation, conversation or "
             "reflection; importance is 1-10."
         ),
