@@ -67,7 +67,7 @@ def expand(
     own = {int(p): float(s) for p, s in zip(positions, scores, strict=True)}
     floor = float(scores.min())
     near = {p: neighbours(index, p, radius, mask) for p in own}
-    for p, found in list(near.items()):
+    for found in list(near.values()):
         for q in found:
             if q not in near:
                 near[q] = neighbours(index, q, radius, mask)

@@ -284,7 +284,8 @@ def _load_rows(
     rows = []
     for node_id, node_type, imp, last, step, emodel, edim, blob, created in db.execute(
         "SELECT n.id, n.node_type, n.importance, n.last_retrieved_at, n.step, e.model, e.dim,"
-        " e.vector, n.created_at FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
+        " e.vector, n.created_at FROM memory_nodes n"
+        " LEFT JOIN memory_embeddings e ON e.node_id = n.id"
         f" WHERE {where} ORDER BY n.id",
         [param],
     ):

@@ -23,9 +23,8 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import dates, extract
+from fayd.memory import dates, extract, neighbours
 from fayd.memory import facts as db_facts
-from fayd.memory import neighbours
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
 from fayd.memory.errors import BadInput
