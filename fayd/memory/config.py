@@ -37,3 +37,6 @@ class MemoryConfig:
     neighbour_pool: int = 30
     neighbour_weight: float = 0.3
     neighbour_radius: int = 1
+    #: A question naming a day ("what did she do last Saturday?", 5月6日): rows said on that
+    #: day or naming it (``when:`` tags) get this share of the score's total added.
+    date_boost: float = 0.2

@@ -24,6 +24,12 @@ from __future__ import annotations
 import logging
 import re
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from fayd.memory.index import UserIndex
 
 log = logging.getLogger(__name__)
 
@@ -139,3 +145,14 @@ def words(tag: str) -> str:
 def query_days(query: str, now: datetime) -> list[date]:
     """The days a question names, against the time of asking."""
     return mentioned(query, now)
+
+
+def rows_on(index: UserIndex, days: list[date]) -> np.ndarray:
+    """Positions of the rows said on one of ``days`` (local time) or naming one of them."""
+    found: set[int] = set()
+    created = index.created[: index.n]
+    for d in days:
+        start = datetime.combine(d, datetime.min.time()).timestamp()
+        found.update(np.flatnonzero((created >= start) & (created < start + 86400)).tolist())
+        found.update(index.tag_rows.get(f"{NAMESPACE}{d.isoformat()}", []))
+    return np.array(sorted(found), np.int64)

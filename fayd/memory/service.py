@@ -240,6 +240,11 @@ class Memory:
                 np.array([s for _, s in found_pos], np.float64),
             )
             c = self.cfg
+            boost = None
+            if c.date_boost > 0:
+                days = dates.query_days(query, datetime.fromtimestamp(now))
+                if days:
+                    boost = (dates.rows_on(index, days), c.date_boost)
             expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
             pool = max(n, c.neighbour_pool) if expand else n
             positions, scores = rank(
@@ -253,6 +258,7 @@ class Memory:
                 mask,
                 lexical,
                 fusion,
+                boost=boost,
             )
             if expand:
                 positions, scores = neighbours.expand(
