@@ -40,3 +40,6 @@ class MemoryConfig:
     #: A question naming a day ("what did she do last Saturday?", 5月6日): rows said on that
     #: day or naming it (``when:`` tags) get this share of the score's total added.
     date_boost: float = 0.2
+    #: Leave repeats out of a search's results (same vector as a better hit): five copies
+    #: of "Classic." said in five sessions took half the top ten (fayd.memory.retrieve).
+    distinct: bool = True

@@ -252,3 +252,28 @@ def _fuse(
     scale = (total or 1.0) * (fusion.k + 1) / (1.0 + fusion.weight)
     # Candidates in neither ranking keep the order of their score, below every fused one.
     return (fused * scale + 1e-9 * minmax(score)).astype(np.float32)
+
+
+#: Cosine above which two rows say the same thing ("Classic." said in five sessions).
+SAME = 0.995
+
+
+def distinct(
+    index: UserIndex, positions: np.ndarray, scores: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``n`` of a ranking (best first) with repeats left out: a row whose vector
+    is the same as a better one's adds nothing, and five copies of a filler line pushed
+    evidence out of the top ten. Rows without a vector are kept."""
+    if positions.size <= 1:
+        return positions[:n], scores[:n]
+    vecs = index.vecs[positions]
+    keep: list[int] = []
+    for i in range(positions.size):
+        if index.has_vec[positions[i]] and keep:
+            kept = [k for k in keep if index.has_vec[positions[k]]]
+            if kept and float(np.max(vecs[kept] @ vecs[i])) >= SAME:
+                continue
+        keep.append(i)
+        if len(keep) == n:
+            break
+    return positions[keep], scores[keep]

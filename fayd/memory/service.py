@@ -34,7 +34,7 @@ from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
 from fayd.memory.nodes import NewNode
 from fayd.memory.port import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
-from fayd.memory.retrieve import Fusion, rank
+from fayd.memory.retrieve import Fusion, distinct, rank
 from fayd.memory.seen import OtherWriters, catch_up
 from fayd.memory.seen import mirror as _mirror
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags
@@ -247,6 +247,8 @@ class Memory:
                     boost = (dates.rows_on(index, days), c.date_boost)
             expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
             pool = max(n, c.neighbour_pool) if expand else n
+            if c.distinct:
+                pool = max(pool, 2 * n)  # room for the repeats left out
             positions, scores = rank(
                 index,
                 qvec,
@@ -262,8 +264,11 @@ class Memory:
             )
             if expand:
                 positions, scores = neighbours.expand(
-                    index, positions, scores, n, c.neighbour_weight, c.neighbour_radius, mask
+                    index, positions, scores, pool, c.neighbour_weight, c.neighbour_radius, mask
                 )
+            if c.distinct:
+                positions, scores = distinct(index, positions, scores, n)
+            positions, scores = positions[:n], scores[:n]
             ids = [int(i) for i in index.ids[positions]]
             if not stateless and ids:
                 self.store.call(db_nodes.touch, ids, now, index.max_step, user)
