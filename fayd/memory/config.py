@@ -33,9 +33,9 @@ class MemoryConfig:
     lexical_depth: int = 100
     #: Neighbours (fayd.memory.neighbours): a search ranks this many candidates, then
     #: re-ranks them with their session neighbours, each lending ``neighbour_weight`` of its
-    #: score to rows up to ``neighbour_radius`` away (0 turns it off).
-    neighbour_pool: int = 30
-    neighbour_weight: float = 0.3
+    #: score to rows up to ``neighbour_radius`` away. 0: off, as measured (docs/memory.md).
+    neighbour_pool: int = 100
+    neighbour_weight: float = 0.0
     neighbour_radius: int = 1
     #: A question naming a day ("what did she do last Saturday?", 5月6日): rows said on that
     #: day or naming it (``when:`` tags) get this share of the score's total added.

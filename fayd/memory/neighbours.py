@@ -3,15 +3,19 @@
 A fact told over two turns ("What did the doctor say?" / "Cut the salt, and walk daily"),
 or a question whose answer is the next turn, is found by one turn and needs the other:
 MiniLM scores each turn alone. Search therefore ranks a pool wider than ``n`` and re-ranks
-it with every candidate's own score plus ``weight`` times the best score of its linked
-neighbours (up to ``radius`` rows away in the index, which holds a user's rows in write
-order), so a turn beside a strong hit can enter the top ``n`` and two adjacent hits rise
-together. The result count stays ``n``: expansion ranks, it does not append.
+it with every candidate's own score lifted by ``weight`` times what its best linked
+neighbour (up to ``radius`` rows away in the index, which holds a user's rows in write
+order) scores above it, so a turn beside a strong hit can enter the top ``n``. The result
+count stays ``n``: expansion ranks, it does not append.
 
 Two adjacent rows are linked when they share a ``session:`` tag, or, when neither has
 one, when they are of one node type and were written at most ``GAP_S`` apart (turns of one
 sitting). A neighbour outside the pool has no score of its own here: it counts as the
 pool's lowest score (it ranked below every pool member).
+
+Off by default (``MemoryConfig.neighbour_weight = 0``): on both recall sets every fact is
+one turn, and the lifted neighbours (small talk beside a hit) pushed evidence out of the top
+ten (docs/memory.md has the figures).
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from fayd.memory.index import UserIndex
 
 #: Untagged rows written this close together are turns of one sitting.
 GAP_S = 3600.0
-LIFT = True
 
 
 def _linked(index: UserIndex, a: int, b: int) -> bool:
@@ -60,8 +63,8 @@ def expand(
     mask: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The top ``n`` of the pool (``positions``/``scores``, best first) and its linked
-    neighbours, by ``(own + weight * best linked neighbour) / (1 + weight)``: scores stay
-    within the pool's range."""
+    neighbours, by ``own + weight * max(0, best linked neighbour - own)``: scores stay within
+    the pool's range."""
     if positions.size == 0 or weight <= 0 or radius <= 0:
         return positions[:n], scores[:n]
     own = {int(p): float(s) for p, s in zip(positions, scores, strict=True)}
@@ -76,9 +79,8 @@ def expand(
     for i, p in enumerate(cand):
         lent = max((own.get(q, 0.0) for q in near[int(p)] if q in own), default=0.0)
         mine = own.get(int(p), floor)
-        if LIFT:
-            final[i] = mine + weight * max(0.0, lent - mine)
-        else:
-            final[i] = (mine + weight * lent) / (1.0 + weight)
+        # Lift only: a weaker row moves toward its neighbour's score, a strong isolated hit
+        # keeps its own (averaging the two lowered single-turn facts: docs/memory.md).
+        final[i] = mine + weight * max(0.0, lent - mine)
     order = np.argsort(-final, kind="stable")[:n]
     return cand[order], final[order].astype(np.float32)
