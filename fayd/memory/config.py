@@ -43,3 +43,6 @@ class MemoryConfig:
     #: Leave repeats out of a search's results (same vector as a better hit): five copies
     #: of "Classic." said in five sessions took half the top ten (fayd.memory.retrieve).
     distinct: bool = True
+    #: A question naming a speaker ("Would Callum like...") lifts that speaker's turns
+    #: (``speaker:`` tags, fayd.memory.speakers) by this share of the score's total.
+    speaker_boost: float = 0.5

@@ -69,6 +69,7 @@ class UserIndex:
         self.created = np.zeros(capacity, np.float64)
         self.session = np.full(capacity, -1, np.int32)
         self._sessions: dict[str, int] = {}
+        self.speaker_tags: set[str] = set()  # the ``speaker:`` tags seen (fayd.memory.speakers)
         self.pos: dict[int, int] = {}
         self.tag_rows: dict[str, list[int]] = {}
         #: (dim, k) principal axes, and the rows projected on them (None below the threshold)
@@ -116,6 +117,8 @@ class UserIndex:
             self.created[i] = row.created_at
             for tag in row.tags:
                 self.tag_rows.setdefault(tag, []).append(i)
+                if tag.startswith("speaker:"):
+                    self.speaker_tags.add(tag)
                 if tag.startswith("session:"):
                     self.session[i] = self._sessions.setdefault(tag, len(self._sessions))
             self.pos[row.id] = i

@@ -78,7 +78,7 @@ def rank(
     lexical: tuple[np.ndarray, np.ndarray] | None = None,
     fusion: Fusion | None = None,
     shortlist: int = SHORTLIST,
-    boost: tuple[np.ndarray, float] | None = None,
+    boost: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the top ``n`` candidates, best first, and their scores.
 
@@ -102,7 +102,7 @@ def rank(
     use_lexical = fusion is not None and fusion.mode != "off" and lexical is not None
     # The lexical hits as indexes into the candidate rows (non-candidates dropped), best first.
     hits, bm25 = _lexical_at(rows, mask, count, lexical) if use_lexical else (rows[:0], None)
-    lifted = _lexical_at(rows, mask, count, (boost[0], boost[0])) if boost else None
+    lifted = _lexical_at(rows, mask, count, boost) if boost else None
     if lifted is not None:
         hits = np.concatenate([hits, lifted[0]])  # so the shortlist scores them exactly
     exact = None  # indexes into rows scored exactly (None: all of them)
@@ -127,7 +127,7 @@ def rank(
     if lifted is not None and lifted[0].size:
         at = lifted[0] if exact is None else np.searchsorted(exact, lifted[0])
         score = score.astype(np.float32, copy=True)
-        score[at] += np.float32(boost[1] * (sum(weights) or 1.0))
+        score[at] += (lifted[1] * (sum(weights) or 1.0)).astype(np.float32)
     k = min(n, rows.size)
     top = np.argpartition(-score, k - 1)[:k] if k < rows.size else np.arange(rows.size)
     top = top[np.argsort(-score[top], kind="stable")]

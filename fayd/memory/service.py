@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import dates, extract, neighbours
+from fayd.memory import dates, extract, neighbours, speakers
 from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
@@ -116,13 +116,14 @@ class Memory:
             return []
         for n in new:  # the days a turn names, as tags (fayd.memory.dates)
             said = datetime.fromtimestamp(n.created_at)
-            n.tags = sorted(set(n.tags) | set(dates.tags(n.content, said)))
+            found = dates.tags(n.content, said) + speakers.tags(n.content)
+            n.tags = sorted(set(n.tags) | set(found))
         importances = [
             n.importance if n.importance is not None else self.scorer.score(n.content) for n in new
         ]
         parts = []
         for start in range(0, len(new), EMBED_CHUNK):
-            texts = [n.content for n in new[start : start + EMBED_CHUNK]]
+            texts = [speakers.without(n.content) for n in new[start : start + EMBED_CHUNK]]
             parts.append(self.embedder.embed(texts))
             if progress and len(new) > EMBED_CHUNK:
                 progress(f"embedded {start + len(texts)}/{len(new)}")
@@ -167,7 +168,7 @@ class Memory:
         if not events:
             return
         changes = self.folds.changes(events)
-        vectors = self.embedder.embed([c.tally.content() for c in changes])
+        vectors = self.embedder.embed([speakers.without(c.tally.content()) for c in changes])
         new = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is None]
         old = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is not None]
         nodes = [_fold_node(c) for c, _ in new]
@@ -240,11 +241,7 @@ class Memory:
                 np.array([s for _, s in found_pos], np.float64),
             )
             c = self.cfg
-            boost = None
-            if c.date_boost > 0:
-                days = dates.query_days(query, datetime.fromtimestamp(now))
-                if days:
-                    boost = (dates.rows_on(index, days), c.date_boost)
+            boost = self._boost(index, query, now)
             expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
             pool = max(n, c.neighbour_pool) if expand else n
             if c.distinct:
@@ -278,6 +275,24 @@ class Memory:
             {**fay_node(found[i]), "score": round(float(s), 6)}
             for i, s in zip(ids, scores, strict=True)
         ]
+
+    def _boost(
+        self, index: UserIndex, query: str, now: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Rows a question points at by name: its days (fayd.memory.dates) and the speakers
+        it names (fayd.memory.speakers), with the share of the score each gets added."""
+        c = self.cfg
+        lift: dict[int, float] = {}
+        if c.date_boost > 0:
+            for p in dates.rows_on(index, dates.query_days(query, datetime.fromtimestamp(now))):
+                lift[int(p)] = lift.get(int(p), 0.0) + c.date_boost
+        if c.speaker_boost > 0:
+            for p in speakers.rows_named(index, query):
+                lift[p] = lift.get(p, 0.0) + c.speaker_boost
+        if not lift:
+            return None
+        at = np.array(sorted(lift), np.int64)
+        return at, np.array([lift[int(p)] for p in at], np.float64)
 
     def mark_retrieved(
         self, username: str | None, ids: Sequence[int], now: float | None = None

@@ -18,6 +18,7 @@ TAG_NAMESPACES = [
     "schedule",
     "date",
     "when",
+    "speaker",
 ]
 NODE_TYPES = ("observation", "conversation", "reflection")
 #: Dropped when a reflection inherits its sources' tags (they describe one moment only).
