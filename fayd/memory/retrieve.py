@@ -103,8 +103,10 @@ def rank(
     # The lexical hits as indexes into the candidate rows (non-candidates dropped), best first.
     hits, bm25 = _lexical_at(rows, mask, count, lexical) if use_lexical else (rows[:0], None)
     lifted = _lexical_at(rows, mask, count, boost) if boost else None
-    if lifted is not None:
-        hits = np.concatenate([hits, lifted[0]])  # so the shortlist scores them exactly
+    if lifted is not None and lifted[0].size <= shortlist:
+        # Scored exactly; more (a speaker's every turn at 100k rows) would make the shortlist
+        # the whole index: then only those the shortlist holds anyway are lifted.
+        hits = np.concatenate([hits, lifted[0]])
     exact = None  # indexes into rows scored exactly (None: all of them)
     if not w_rel:
         rel = np.zeros(rows.size, np.float32)  # minmax → 0.5 everywhere, times 0
@@ -125,9 +127,13 @@ def rank(
             lex = np.searchsorted(exact, lex)
         score = _fuse(score, n, sum(weights), lex, bm25, fusion)
     if lifted is not None and lifted[0].size:
-        at = lifted[0] if exact is None else np.searchsorted(exact, lifted[0])
+        at, amount = lifted
+        if exact is not None:
+            where = np.minimum(np.searchsorted(exact, at), exact.size - 1)
+            held = exact[where] == at
+            at, amount = where[held], amount[held]
         score = score.astype(np.float32, copy=True)
-        score[at] += (lifted[1] * (sum(weights) or 1.0)).astype(np.float32)
+        score[at] += (amount * (sum(weights) or 1.0)).astype(np.float32)
     k = min(n, rows.size)
     top = np.argpartition(-score, k - 1)[:k] if k < rows.size else np.arange(rows.size)
     top = top[np.argsort(-score[top], kind="stable")]
