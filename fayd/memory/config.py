@@ -46,3 +46,6 @@ class MemoryConfig:
     #: A question naming a speaker ("Would Callum like...") lifts that speaker's turns
     #: (``speaker:`` tags, fayd.memory.speakers) by this share of the score's total.
     speaker_boost: float = 0.5
+    #: A second, lexical hop from the names in the first hits (fayd.memory.hop): its BM25
+    #: hits get up to this share of the score's total (0: off; docs/memory.md).
+    hop_weight: float = 0.2

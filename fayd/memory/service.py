@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import dates, extract, neighbours, speakers
+from fayd.memory import dates, extract, hop, neighbours, speakers
 from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
@@ -263,6 +263,8 @@ class Memory:
                 positions, scores = neighbours.expand(
                     index, positions, scores, pool, c.neighbour_weight, c.neighbour_radius, mask
                 )
+            if c.hop_weight > 0 and positions.size:
+                positions, scores = self._hop(index, query, user, positions, scores, mask)
             if c.distinct:
                 positions, scores = distinct(index, positions, scores, n)
             positions, scores = positions[:n], scores[:n]
@@ -275,6 +277,35 @@ class Memory:
             {**fay_node(found[i]), "score": round(float(s), 6)}
             for i, s in zip(ids, scores, strict=True)
         ]
+
+    def _hop(
+        self,
+        index: UserIndex,
+        query: str,
+        user: str,
+        positions: np.ndarray,
+        scores: np.ndarray,
+        mask: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pool re-ranked with a second, lexical hop (fayd.memory.hop)."""
+        first = [int(i) for i in index.ids[positions[: hop.HOP_FROM]]]
+        contents = self.store.call(db_nodes.fetch_nodes, first)
+        found = hop.names([contents[i]["content"] for i in first if i in contents], query)
+        if not found:
+            return positions, scores
+        hits = self.store.call(self.lexical_search, " ".join(found), user, 20)
+        hits = [(index.pos[i], b) for i, b in hits if i in index.pos]
+        hits = [(p, b) for p, b in hits if mask is None or mask[p]]
+        if not hits:
+            return positions, scores
+        total = sum(self.cfg.weights) or 1.0
+        top = max(b for _, b in hits)
+        score = {int(p): float(s) for p, s in zip(positions, scores, strict=True)}
+        floor = float(scores.min())
+        for p, b in hits:
+            score[p] = score.get(p, floor) + self.cfg.hop_weight * total * b / top
+        order = sorted(score, key=lambda p: -score[p])
+        return np.array(order, np.int64), np.array([score[p] for p in order], np.float32)
 
     def _boost(
         self, index: UserIndex, query: str, now: float
