@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fayd.memory import Memory, MemoryConfig, NewNode, dates
+from fayd.memory import Memory, MemoryConfig, NewNode, dates, speakers
 from fayd.store import Store
 
 SAID = "2023/05/08 14:00:00"  # a Monday
@@ -90,4 +90,37 @@ def test_neighbour_expansion_brings_the_other_turn_of_a_two_turn_fact(
     assert top_on[0] == top_off[0] == added[15]["node_id"]  # the question turn
     assert answer_id in top_on  # came in through its neighbour...
     assert answer_id not in top_off  # ...and was not there on its own score
+    store.close()
+
+
+@pytest.mark.models
+def test_a_second_hop_finds_the_turn_linked_by_a_name(tmp_path: Path, embedder) -> None:
+    chat = [f"Hannah: work was hectic again today, meeting number {i}" for i in range(30)]
+    moved = "Hannah: Ellie has packed up and gone to Brighton, she found a flat by the station."
+    job = "Hannah: Ellie is a journalist now, can you believe it?"
+    store = Store(tmp_path / "m.db")
+    added = Memory(store, embedder).add(_turns([*chat[:10], job, *chat[10:], moved]))
+    job_id = added[10]["node_id"]
+    query = "What work does the person who moved to Brighton do?"
+    on = Memory(store, embedder, cfg=replace(MemoryConfig(), hop_weight=0.2))
+    off = Memory(store, embedder, cfg=replace(MemoryConfig(), hop_weight=0.0))
+    assert job_id not in [h["node_id"] for h in off.search(query, n=3)]
+    top_on = [h["node_id"] for h in on.search(query, n=3)]
+    assert top_on[0] == added[-1]["node_id"] and job_id in top_on  # via "Ellie"
+    store.close()
+
+
+@pytest.mark.models
+def test_turns_are_embedded_without_the_speaker_and_a_named_speaker_is_lifted(
+    tmp_path: Path, embedder
+) -> None:
+    store = Store(tmp_path / "m.db")
+    memory = Memory(store, embedder)
+    said = memory.add(_turns(["Callum: I went to three gigs this month.", "王丽：我对海鲜过敏。"]))
+    assert "speaker:Callum" in said[0]["tags"] and "speaker:王丽" in said[1]["tags"]
+    index = memory._index("User")
+    bare = embedder.embed(["I went to three gigs this month."])[0]
+    assert float(index.vecs[index.pos[said[0]["node_id"]]] @ bare) > 0.999
+    assert speakers.rows_named(index, "王丽对什么过敏？") == [index.pos[said[1]["node_id"]]]
+    assert speakers.rows_named(index, "Did Callumx go?") == []
     store.close()
