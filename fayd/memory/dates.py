@@ -127,7 +127,8 @@ def mentioned(content: str, said: datetime) -> list[date]:
             found = _resolve(fields, text, (start, end), said.date())
         except (ValueError, OverflowError):  # a date out of the calendar's range
             continue
-        if found is not None and found not in out:
+        # The turn's own day is its datetime already ("today" adds nothing).
+        if found is not None and found != said.date() and found not in out:
             out.append(found)
     return out[:MAX_DATES]
 

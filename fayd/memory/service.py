@@ -114,7 +114,9 @@ class Memory:
         """Write a batch (already validated) in one transaction: all or nothing."""
         if not new:
             return []
-        for n in new:  # the days a turn names, as tags (fayd.memory.dates)
+        for n in new:  # the days a turn names, its speaker, as tags (not on Fay imports:
+            if n.fay_node_id is not None:  # those go back out as they came in)
+                continue
             said = datetime.fromtimestamp(n.created_at)
             found = dates.tags(n.content, said) + speakers.tags(n.content)
             n.tags = sorted(set(n.tags) | set(found))
