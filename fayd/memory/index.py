@@ -70,6 +70,7 @@ class UserIndex:
         self.session = np.full(capacity, -1, np.int32)
         self._sessions: dict[str, int] = {}
         self.speaker_tags: set[str] = set()  # the ``speaker:`` tags seen (fayd.memory.speakers)
+        self.tag_arrays: dict[str, np.ndarray] = {}  # tag_rows as arrays (speakers.py)
         self.pos: dict[int, int] = {}
         self.tag_rows: dict[str, list[int]] = {}
         #: (dim, k) principal axes, and the rows projected on them (None below the threshold)

@@ -315,17 +315,21 @@ class Memory:
         """Rows a question points at by name: its days (fayd.memory.dates) and the speakers
         it names (fayd.memory.speakers), with the share of the score each gets added."""
         c = self.cfg
-        lift: dict[int, float] = {}
+        parts: list[tuple[np.ndarray, float]] = []
         if c.date_boost > 0:
-            for p in dates.rows_on(index, dates.query_days(query, datetime.fromtimestamp(now))):
-                lift[int(p)] = lift.get(int(p), 0.0) + c.date_boost
+            days = dates.query_days(query, datetime.fromtimestamp(now))
+            parts.append((dates.rows_on(index, days), c.date_boost))
         if c.speaker_boost > 0:
-            for p in speakers.rows_named(index, query):
-                lift[p] = lift.get(p, 0.0) + c.speaker_boost
-        if not lift:
+            parts.append((speakers.rows_named(index, query), c.speaker_boost))
+        parts = [(rows, lift) for rows, lift in parts if rows.size]
+        if not parts:
             return None
-        at = np.array(sorted(lift), np.int64)
-        return at, np.array([lift[int(p)] for p in at], np.float64)
+        if len(parts) == 1 and bool(np.all(parts[0][0][1:] > parts[0][0][:-1])):
+            return parts[0][0], np.full(parts[0][0].size, parts[0][1])  # one tag's: sorted
+        at = np.concatenate([rows for rows, _ in parts])
+        amount = np.concatenate([np.full(rows.size, lift) for rows, lift in parts])
+        rows, inverse = np.unique(at, return_inverse=True)  # sorted, each once
+        return rows, np.bincount(inverse, weights=amount)
 
     def mark_retrieved(
         self, username: str | None, ids: Sequence[int], now: float | None = None

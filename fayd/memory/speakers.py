@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from fayd.memory.index import UserIndex
 
@@ -40,13 +42,23 @@ def without(content: str) -> str:
     return rest if rest.strip() else content
 
 
-def rows_named(index: UserIndex, query: str) -> list[int]:
+def rows_named(index: UserIndex, query: str) -> np.ndarray:
     """Rows of the speakers ``query`` names (a Latin name as a whole word, case as
     written; a Chinese one anywhere: 王丽的狗 names 王丽)."""
-    out: list[int] = []
+    parts = []
     for tag in index.speaker_tags:
         name = tag[len(NAMESPACE) :]
         edge = "" if _CJK_NAME.fullmatch(name) else r"(?<!\w)"
         if re.search(rf"{edge}{re.escape(name)}{edge.replace('<', '')}", query):
-            out.extend(index.tag_rows.get(tag, []))
-    return out
+            parts.append(_rows(index, tag))
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def _rows(index: UserIndex, tag: str) -> np.ndarray:
+    """A tag's rows as an array, kept until the tag gains rows: half of 100k rows as a list
+    cost ~2 ms to convert on every search naming the speaker."""
+    rows = index.tag_rows.get(tag, [])
+    cached = index.tag_arrays.get(tag)
+    if cached is None or cached.size != len(rows):
+        cached = index.tag_arrays[tag] = np.array(rows, np.int64)
+    return cached
