@@ -102,7 +102,7 @@ def test_a_second_hop_finds_the_turn_linked_by_a_name(tmp_path: Path, embedder) 
     added = Memory(store, embedder).add(_turns([*chat[:10], job, *chat[10:], moved]))
     job_id = added[10]["node_id"]
     query = "What work does the person who moved to Brighton do?"
-    on = Memory(store, embedder, cfg=replace(MemoryConfig(), hop_weight=0.2))
+    on = Memory(store, embedder, cfg=replace(MemoryConfig(), hop_weight=0.1))
     off = Memory(store, embedder, cfg=replace(MemoryConfig(), hop_weight=0.0))
     assert job_id not in [h["node_id"] for h in off.search(query, n=3)]
     top_on = [h["node_id"] for h in on.search(query, n=3)]

@@ -48,4 +48,4 @@ class MemoryConfig:
     speaker_boost: float = 0.5
     #: A second, lexical hop from the names in the first hits (fayd.memory.hop): its BM25
     #: hits get up to this share of the score's total (0: off; docs/memory.md).
-    hop_weight: float = 0.2
+    hop_weight: float = 0.1

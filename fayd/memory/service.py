@@ -265,7 +265,7 @@ class Memory:
                 positions, scores = neighbours.expand(
                     index, positions, scores, pool, c.neighbour_weight, c.neighbour_radius, mask
                 )
-            if c.hop_weight > 0 and positions.size:
+            if c.hop_weight > 0 and fusion.mode != "off" and positions.size:
                 positions, scores = self._hop(index, query, user, positions, scores, mask)
             if c.distinct:
                 positions, scores = distinct(index, positions, scores, n)
@@ -297,7 +297,8 @@ class Memory:
             return positions, scores
         hits = self.store.call(self.lexical_search, " ".join(found), user, 20)
         hits = [(index.pos[i], b) for i, b in hits if i in index.pos]
-        hits = [(p, b) for p, b in hits if mask is None or mask[p]]
+        sources = {int(p) for p in positions[: hop.HOP_FROM]}  # a hop finds other rows
+        hits = [(p, b) for p, b in hits if (mask is None or mask[p]) and p not in sources]
         if not hits:
             return positions, scores
         total = sum(self.cfg.weights) or 1.0
