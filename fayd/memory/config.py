@@ -31,3 +31,21 @@ class MemoryConfig:
     rrf_k: int = 60
     #: BM25 hits fetched per search, and how deep the score ranking goes into RRF.
     lexical_depth: int = 100
+    #: Neighbours (fayd.memory.neighbours): a search ranks this many candidates, then
+    #: re-ranks them with their session neighbours, each lending ``neighbour_weight`` of its
+    #: score to rows up to ``neighbour_radius`` away. 0: off, as measured (docs/memory.md).
+    neighbour_pool: int = 100
+    neighbour_weight: float = 0.0
+    neighbour_radius: int = 1
+    #: A question naming a day ("what did she do last Saturday?", 5月6日): rows said on that
+    #: day or naming it (``when:`` tags) get this share of the score's total added.
+    date_boost: float = 0.2
+    #: Leave repeats out of a search's results (same vector as a better hit): five copies
+    #: of "Classic." said in five sessions took half the top ten (fayd.memory.retrieve).
+    distinct: bool = True
+    #: A question naming a speaker ("Would Callum like...") lifts that speaker's turns
+    #: (``speaker:`` tags, fayd.memory.speakers) by this share of the score's total.
+    speaker_boost: float = 0.5
+    #: A second, lexical hop from the names in the first hits (fayd.memory.hop): its BM25
+    #: hits get up to this share of the score's total (0: off; docs/memory.md).
+    hop_weight: float = 0.1

@@ -48,6 +48,7 @@ class Row:
     step: int
     tags: list[str]
     vector: np.ndarray | None
+    created_at: float = 0.0  # when it was said: neighbours are turns of one sitting
 
 
 class UserIndex:
@@ -63,6 +64,13 @@ class UserIndex:
         self.importance = np.zeros(capacity, np.float32)
         self.last_retrieved = np.zeros(capacity, np.float64)
         self.type_code = np.zeros(capacity, np.int8)
+        #: When each row was written, and its ``session:`` tag as a code (-1: none), so a
+        #: hit can bring its neighbours (fayd.memory.neighbours).
+        self.created = np.zeros(capacity, np.float64)
+        self.session = np.full(capacity, -1, np.int32)
+        self._sessions: dict[str, int] = {}
+        self.speaker_tags: set[str] = set()  # the ``speaker:`` tags seen (fayd.memory.speakers)
+        self.tag_arrays: dict[str, np.ndarray] = {}  # tag_rows as arrays (speakers.py)
         self.pos: dict[int, int] = {}
         self.tag_rows: dict[str, list[int]] = {}
         #: (dim, k) principal axes, and the rows projected on them (None below the threshold)
@@ -77,11 +85,14 @@ class UserIndex:
             return
         # x1.25, not x2: at 100k nodes the matrix is 150 MB, doubling would waste as much.
         new = max(need, cap + cap // 4, 1024)
-        for name in ("ids", "has_vec", "importance", "last_retrieved", "type_code"):
+        for name in ("ids", "has_vec", "importance", "last_retrieved", "type_code", "created"):
             old = getattr(self, name)
             arr = np.zeros(new, old.dtype)
             arr[: self.n] = old[: self.n]
             setattr(self, name, arr)
+        session = np.full(new, -1, np.int32)
+        session[: self.n] = self.session[: self.n]
+        self.session = session
         vecs = np.zeros((new, self.dim), np.float32)
         vecs[: self.n] = self.vecs[: self.n]
         self.vecs = vecs
@@ -104,8 +115,13 @@ class UserIndex:
             self.importance[i] = row.importance
             self.last_retrieved[i] = row.last_retrieved_at
             self.type_code[i] = TYPE_CODE[row.node_type]
+            self.created[i] = row.created_at
             for tag in row.tags:
                 self.tag_rows.setdefault(tag, []).append(i)
+                if tag.startswith("speaker:"):
+                    self.speaker_tags.add(tag)
+                if tag.startswith("session:"):
+                    self.session[i] = self._sessions.setdefault(tag, len(self._sessions))
             self.pos[row.id] = i
             self.max_step = max(self.max_step, row.step)
             self.n += 1
@@ -186,6 +202,7 @@ class UserIndex:
 
     def memory_bytes(self) -> int:
         arrays = [self.ids, self.vecs, self.has_vec, self.importance, self.last_retrieved]
+        arrays += [self.created, self.session]
         arrays += [a for a in (self.proj, self.low) if a is not None]
         return sum(a.nbytes for a in arrays) + self.type_code.nbytes
 

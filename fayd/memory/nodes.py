@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from fayd.memory import dates
 from fayd.memory.errors import BadInput
 from fayd.memory.index import Row
 from fayd.memory.tags import NODE_TYPES, clean_tag
@@ -175,18 +176,33 @@ def insert_nodes(
                 [node_id, model, vector.shape[0], vector.astype("<f4").tobytes()],
             )
         rows.append(
-            Row(node_id, node.node_type, importances[i], node.created_at, step, node.tags, vector)
+            Row(
+                node_id,
+                node.node_type,
+                importances[i],
+                node.created_at,
+                step,
+                node.tags,
+                vector,
+                node.created_at,
+            )
         )
     # The lexical index, in the same transaction as the nodes.
     lexical.add(
         db,
         [
-            (r.id, lexical.owner(n.username, n.scope), n.content)
+            (r.id, lexical.owner(n.username, n.scope), lexical_text(n))
             for n, r in zip(nodes, rows, strict=True)
         ],
     )
     _map_fay_pointers(db, nodes, rows, fay_ids)
     return rows
+
+
+def lexical_text(node: NewNode) -> str:
+    """What BM25 reads: the content, and the days its ``when:`` tags name in words."""
+    days = [dates.words(t) for t in node.tags if t.startswith(dates.NAMESPACE)]
+    return " ".join([node.content, *days])
 
 
 def rewrite_contents(
@@ -266,16 +282,18 @@ def _load_rows(
     ):
         tags.setdefault(node_id, []).append(tag)
     rows = []
-    for node_id, node_type, imp, last, step, emodel, edim, blob in db.execute(
+    for node_id, node_type, imp, last, step, emodel, edim, blob, created in db.execute(
         "SELECT n.id, n.node_type, n.importance, n.last_retrieved_at, n.step, e.model, e.dim,"
-        " e.vector FROM memory_nodes n LEFT JOIN memory_embeddings e ON e.node_id = n.id"
+        " e.vector, n.created_at FROM memory_nodes n"
+        " LEFT JOIN memory_embeddings e ON e.node_id = n.id"
         f" WHERE {where} ORDER BY n.id",
         [param],
     ):
         vector = None
         if blob is not None and emodel == model and edim == dim:
             vector = np.frombuffer(blob, "<f4")
-        rows.append(Row(node_id, node_type, imp, last, step, tags.get(node_id, []), vector))
+        node_tags = tags.get(node_id, [])
+        rows.append(Row(node_id, node_type, imp, last, step, node_tags, vector, created))
     return rows
 
 

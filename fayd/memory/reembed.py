@@ -22,6 +22,7 @@ import sqlite_utils
 
 from fayd.embedding import EmbedderLike
 from fayd.errors import StoreError
+from fayd.memory import speakers
 from fayd.store import Store
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ class Reembedder:
         # rather than getting the vector of nothing.
         todo = [(i, c) for i, c in todo if isinstance(c, str) and c.strip()]
         if todo:
-            vectors = self.memory.embedder.embed([c for _, c in todo])  # no lock held
+            vectors = self.memory.embedder.embed([speakers.without(c) for _, c in todo])  # unlocked
             try:
                 written, changed = self.memory.replace_vectors(
                     [i for i, _ in todo], vectors, self.model

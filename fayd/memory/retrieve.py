@@ -78,6 +78,7 @@ def rank(
     lexical: tuple[np.ndarray, np.ndarray] | None = None,
     fusion: Fusion | None = None,
     shortlist: int = SHORTLIST,
+    boost: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the top ``n`` candidates, best first, and their scores.
 
@@ -101,6 +102,11 @@ def rank(
     use_lexical = fusion is not None and fusion.mode != "off" and lexical is not None
     # The lexical hits as indexes into the candidate rows (non-candidates dropped), best first.
     hits, bm25 = _lexical_at(rows, mask, count, lexical) if use_lexical else (rows[:0], None)
+    lifted = _lexical_at(rows, mask, count, boost) if boost else None
+    if lifted is not None and lifted[0].size <= shortlist:
+        # Scored exactly; more (a speaker's every turn at 100k rows) would make the shortlist
+        # the whole index: then only those the shortlist holds anyway are lifted.
+        hits = np.concatenate([hits, lifted[0]])
     exact = None  # indexes into rows scored exactly (None: all of them)
     if not w_rel:
         rel = np.zeros(rows.size, np.float32)  # minmax → 0.5 everywhere, times 0
@@ -116,9 +122,18 @@ def rank(
             score += w_rec * rec[exact]
         rows = rows[exact]
     if use_lexical:
+        lex = hits[: bm25.size]
         if exact is not None:  # the hits are all in the shortlist: re-index them into it
-            hits = np.searchsorted(exact, hits)
-        score = _fuse(score, n, sum(weights), hits, bm25, fusion)
+            lex = np.searchsorted(exact, lex)
+        score = _fuse(score, n, sum(weights), lex, bm25, fusion)
+    if lifted is not None and lifted[0].size:
+        at, amount = lifted
+        if exact is not None:
+            where = np.minimum(np.searchsorted(exact, at), exact.size - 1)
+            held = exact[where] == at
+            at, amount = where[held], amount[held]
+        score = score.astype(np.float32, copy=True)
+        score[at] += (amount * (sum(weights) or 1.0)).astype(np.float32)
     k = min(n, rows.size)
     top = np.argpartition(-score, k - 1)[:k] if k < rows.size else np.arange(rows.size)
     top = top[np.argsort(-score[top], kind="stable")]
@@ -243,3 +258,28 @@ def _fuse(
     scale = (total or 1.0) * (fusion.k + 1) / (1.0 + fusion.weight)
     # Candidates in neither ranking keep the order of their score, below every fused one.
     return (fused * scale + 1e-9 * minmax(score)).astype(np.float32)
+
+
+#: Cosine above which two rows say the same thing ("Classic." said in five sessions).
+SAME = 0.995
+
+
+def distinct(
+    index: UserIndex, positions: np.ndarray, scores: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``n`` of a ranking (best first) with repeats left out: a row whose vector
+    is the same as a better one's adds nothing, and five copies of a filler line pushed
+    evidence out of the top ten. Rows without a vector are kept."""
+    if positions.size <= 1:
+        return positions[:n], scores[:n]
+    vecs = index.vecs[positions]
+    keep: list[int] = []
+    for i in range(positions.size):
+        if index.has_vec[positions[i]] and keep:
+            kept = [k for k in keep if index.has_vec[positions[k]]]
+            if kept and float(np.max(vecs[kept] @ vecs[i])) >= SAME:
+                continue
+        keep.append(i)
+        if len(keep) == n:
+            break
+    return positions[keep], scores[keep]

@@ -19,6 +19,7 @@ import sqlite_utils
 
 from fayd.embedding import EmbedderLike
 from fayd.memory import nodes as db_nodes
+from fayd.memory import speakers
 from fayd.memory.index import Row, UserIndex
 from fayd.memory.reembed import write_vectors
 from fayd.store import Store
@@ -104,7 +105,7 @@ def catch_up(
     if bare:  # stored without a vector of this model (another model, or none): embed now
         ids = [row.id for row in bare]
         texts = store.call(_contents, ids)
-        vectors = embedder.embed([texts[i] for i in ids])
+        vectors = embedder.embed([speakers.without(texts[i]) for i in ids])
         store.call(write_vectors, ids, vectors, model)
         for row, vector in zip(bare, vectors, strict=True):
             row.vector = vector

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import extract
+from fayd.memory import dates, extract, hop, neighbours, speakers
 from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
@@ -34,7 +34,7 @@ from fayd.memory.index import APPROX_MIN_ROWS, Row, UserIndex
 from fayd.memory.nodes import NewNode
 from fayd.memory.port import HeldWriter
 from fayd.memory.reembed import BATCH, ReembedProgress, reembed_all, write_vectors
-from fayd.memory.retrieve import Fusion, rank
+from fayd.memory.retrieve import Fusion, distinct, rank
 from fayd.memory.seen import OtherWriters, catch_up
 from fayd.memory.seen import mirror as _mirror
 from fayd.memory.tags import NODE_TYPES, clean_tag, normalize_tags
@@ -114,12 +114,18 @@ class Memory:
         """Write a batch (already validated) in one transaction: all or nothing."""
         if not new:
             return []
+        for n in new:  # the days a turn names, its speaker, as tags (not on Fay imports:
+            if n.fay_node_id is not None:  # those go back out as they came in)
+                continue
+            said = datetime.fromtimestamp(n.created_at)
+            found = dates.tags(n.content, said) + speakers.tags(n.content)
+            n.tags = sorted(set(n.tags) | set(found))
         importances = [
             n.importance if n.importance is not None else self.scorer.score(n.content) for n in new
         ]
         parts = []
         for start in range(0, len(new), EMBED_CHUNK):
-            texts = [n.content for n in new[start : start + EMBED_CHUNK]]
+            texts = [speakers.without(n.content) for n in new[start : start + EMBED_CHUNK]]
             parts.append(self.embedder.embed(texts))
             if progress and len(new) > EMBED_CHUNK:
                 progress(f"embedded {start + len(texts)}/{len(new)}")
@@ -164,7 +170,7 @@ class Memory:
         if not events:
             return
         changes = self.folds.changes(events)
-        vectors = self.embedder.embed([c.tally.content() for c in changes])
+        vectors = self.embedder.embed([speakers.without(c.tally.content()) for c in changes])
         new = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is None]
         old = [(c, v) for c, v in zip(changes, vectors, strict=True) if c.tally.node_id is not None]
         nodes = [_fold_node(c) for c, _ in new]
@@ -236,10 +242,16 @@ class Memory:
                 np.array([p for p, _ in found_pos], np.int64),
                 np.array([s for _, s in found_pos], np.float64),
             )
+            c = self.cfg
+            boost = self._boost(index, query, now)
+            expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
+            pool = max(n, c.neighbour_pool) if expand else n
+            if c.distinct:
+                pool = max(pool, 2 * n)  # room for the repeats left out
             positions, scores = rank(
                 index,
                 qvec,
-                n,
+                pool,
                 weights or self.cfg.weights,
                 now,
                 self.cfg.recency_half_life_h * 3600,
@@ -247,7 +259,17 @@ class Memory:
                 mask,
                 lexical,
                 fusion,
+                boost=boost,
             )
+            if expand:
+                positions, scores = neighbours.expand(
+                    index, positions, scores, pool, c.neighbour_weight, c.neighbour_radius, mask
+                )
+            if c.hop_weight > 0 and fusion.mode != "off" and positions.size:
+                positions, scores = self._hop(index, query, user, positions, scores, mask)
+            if c.distinct:
+                positions, scores = distinct(index, positions, scores, n)
+            positions, scores = positions[:n], scores[:n]
             ids = [int(i) for i in index.ids[positions]]
             if not stateless and ids:
                 self.store.call(db_nodes.touch, ids, now, index.max_step, user)
@@ -257,6 +279,58 @@ class Memory:
             {**fay_node(found[i]), "score": round(float(s), 6)}
             for i, s in zip(ids, scores, strict=True)
         ]
+
+    def _hop(
+        self,
+        index: UserIndex,
+        query: str,
+        user: str,
+        positions: np.ndarray,
+        scores: np.ndarray,
+        mask: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pool re-ranked with a second, lexical hop (fayd.memory.hop)."""
+        first = [int(i) for i in index.ids[positions[: hop.HOP_FROM]]]
+        contents = self.store.call(db_nodes.fetch_nodes, first)
+        found = hop.names([contents[i]["content"] for i in first if i in contents], query)
+        if not found:
+            return positions, scores
+        hits = self.store.call(self.lexical_search, " ".join(found), user, 20)
+        hits = [(index.pos[i], b) for i, b in hits if i in index.pos]
+        sources = {int(p) for p in positions[: hop.HOP_FROM]}  # a hop finds other rows
+        hits = [(p, b) for p, b in hits if (mask is None or mask[p]) and p not in sources]
+        if not hits:
+            return positions, scores
+        total = sum(self.cfg.weights) or 1.0
+        top = max(b for _, b in hits)
+        score = {int(p): float(s) for p, s in zip(positions, scores, strict=True)}
+        floor = float(scores.min())
+        for p, b in hits:
+            score[p] = score.get(p, floor) + self.cfg.hop_weight * total * b / top
+        order = sorted(score, key=lambda p: -score[p])
+        return np.array(order, np.int64), np.array([score[p] for p in order], np.float32)
+
+    def _boost(
+        self, index: UserIndex, query: str, now: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Rows a question points at by name: its days (fayd.memory.dates) and the speakers
+        it names (fayd.memory.speakers), with the share of the score each gets added."""
+        c = self.cfg
+        parts: list[tuple[np.ndarray, float]] = []
+        if c.date_boost > 0:
+            days = dates.query_days(query, datetime.fromtimestamp(now))
+            parts.append((dates.rows_on(index, days), c.date_boost))
+        if c.speaker_boost > 0:
+            parts.append((speakers.rows_named(index, query), c.speaker_boost))
+        parts = [(rows, lift) for rows, lift in parts if rows.size]
+        if not parts:
+            return None
+        if len(parts) == 1 and bool(np.all(parts[0][0][1:] > parts[0][0][:-1])):
+            return parts[0][0], np.full(parts[0][0].size, parts[0][1])  # one tag's: sorted
+        at = np.concatenate([rows for rows, _ in parts])
+        amount = np.concatenate([np.full(rows.size, lift) for rows, lift in parts])
+        rows, inverse = np.unique(at, return_inverse=True)  # sorted, each once
+        return rows, np.bincount(inverse, weights=amount)
 
     def mark_retrieved(
         self, username: str | None, ids: Sequence[int], now: float | None = None

@@ -17,10 +17,12 @@ TAG_NAMESPACES = [
     "session",
     "schedule",
     "date",
+    "when",
+    "speaker",
 ]
 NODE_TYPES = ("observation", "conversation", "reflection")
 #: Dropped when a reflection inherits its sources' tags (they describe one moment only).
-NOT_INHERITED = ("session:", "date:", "schedule:", "kind:")
+NOT_INHERITED = ("session:", "date:", "when:", "schedule:", "kind:")
 
 MAX_TAG_LEN = 200
 
@@ -84,7 +86,9 @@ def schema() -> dict[str, object]:
             "marks long-lived memories; a rule must carry it (kind:rule + persistent:true are "
             "the active rules). domain: the scene (companion, homecare, life_assistant, "
             "home_automation, education, quant, ...). session:<id>, date:<YYYY-MM-DD>, "
-            "schedule:<expr> describe one moment and are not inherited by reflections. "
+            "schedule:<expr> describe one moment and are not inherited by reflections; "
+            "when:<YYYY-MM-DD> is a day the content names (fayd writes it: 'last Saturday' "
+            "resolved against the node's datetime). "
             "strategy: and symbol: are free values. node_type is observation, conversation or "
             "reflection; importance is 1-10."
         ),

@@ -139,16 +139,25 @@ def mark_household(db: sqlite_utils.Database) -> None:
 #: matches before it sorts, so one common word ("Ann" in every node) made a search of 100k
 #: nodes take ~50 ms; such a term's BM25 weight (idf) is small anyway.
 MAX_ROWS_PER_TERM = 2000
+#: ...and a term in more than this share of the rows: a speaker's name in "Callum: ..."
+#: (half the turns of a two-person dialogue) matched every short turn of his, and the BM25
+#: term, scaled by its best hit, lifted "Callum: Fair enough." over the evidence.
+MAX_SHARE = 0.2
+#: Below this many rows no term is too common (a few notes all naming one person).
+MIN_ROWS_COMMON = 50
 
 
 def _selective(db: sqlite_utils.Database, found: list[str]) -> list[str]:
     keep = []
+    # Row ids are node ids, never reused: the largest is the table's size or a little more.
+    (size,) = db.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {TABLE}").fetchone()
+    cap = min(MAX_ROWS_PER_TERM, max(MIN_ROWS_COMMON, int(MAX_SHARE * size)))
     for term in found:
         (rows,) = db.execute(
             f"SELECT COUNT(*) FROM (SELECT 1 FROM {TABLE} WHERE {TABLE} MATCH ? LIMIT ?)",
-            [f'"{term}"', MAX_ROWS_PER_TERM + 1],
+            [f'"{term}"', cap + 1],
         ).fetchone()
-        if 0 < rows <= MAX_ROWS_PER_TERM:
+        if 0 < rows <= cap:
             keep.append(term)
     return keep
 
