@@ -126,6 +126,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N phrases only")
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--whisper", help="zh: a Whisper base folder (default: assembled)")
+    parser.add_argument(
+        "--window", type=float, default=30, help="encoder window (s), short utterances; 30: whole"
+    )
     args = parser.parse_args()
     if args.lang == "zh":
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -138,7 +141,7 @@ def main() -> None:
 
     files = resolve("tts").files
     tts = PiperTts(files["model"], files["config"], threads=2, noise_scale=0, noise_w_scale=0)
-    asr = WhisperAsr(resolve("asr").files["model"], language="en", threads=2)
+    asr = WhisperAsr(resolve("asr").files["model"], "en", threads=2, window_s=args.window)
     phrases = PHRASES[: args.limit]  # None: all
     errors = {"piper": 0, "espeak": 0}
     worst: dict[str, list[tuple[int, str, str]]] = {"piper": [], "espeak": []}

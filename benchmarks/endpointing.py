@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sqlite3
 import sys
 import tempfile
@@ -187,7 +188,8 @@ def main() -> None:
     if args.limit:
         utterances = utterances[: args.limit]
     modes = [args.only] if args.only else ["fixed", "semantic"]
-    report = {mode: run_mode(mode, utterances, env) for mode in modes}
+    report: dict[str, Any] = {mode: run_mode(mode, utterances, env) for mode in modes}
+    report["asr_window_s"] = float(os.environ.get("FAYD_SPEECH_ASR_WINDOW_S", 30))
     print(json.dumps(report))
 
 

@@ -162,6 +162,9 @@ class SpeechConfig:
     #: Not "en": Whisper base (the whisper-base choice) unless asr_model is set.
     asr_language: str = "en"
     asr_threads: int = 2
+    #: Seconds of audio Whisper's encoder reads for a short utterance (10-30): under 30 it
+    #: hears faster and less well (docs/endpointing.md).
+    asr_window_s: float = 30
     #: Silence after speech that ends an utterance. Long enough that slow, pausing
     #: speakers (the elderly) are not cut off mid-sentence. With semantic endpointing, the
     #: wait when the words so far do not say whether the speaker is done.

@@ -263,6 +263,7 @@ RULES: dict[str, Rule] = {
     "speech.wake_refractory_s": _at_least(0),
     "speech.asr_language": _language,
     "speech.asr_threads": _between(1, MAX_THREADS, "threads"),
+    "speech.asr_window_s": _between(10, 30, "s"),
     "speech.vad_min_silence_ms": _at_least(0),
     "speech.endpointing": _one_of(("semantic", "fixed")),
     "speech.endpoint_pause_ms": _between(100, 2000, "ms"),

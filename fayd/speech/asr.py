@@ -24,6 +24,15 @@ MAX_TOKENS = 224
 #: Samples in Whisper's one 30 s window: a longer utterance goes through faster-whisper's
 #: own segment loop.
 MAX_ONE_WINDOW = 30 * 16000
+#: ``window_s`` below 30: the encoder reads that much for an utterance that fits in it with
+#: a second to spare. Half of Whisper's 30 s costs half the encoder's time (tiny.en on 2
+#: cores: 247 against 512 ms an utterance), what semantic endpointing waits for at each
+#: pause, but words were lost (benchmarks/asr_wer.py, espeak: WER 0.110 at 30 s through
+#: the same path, 0.134 at 20 s, 0.144 at 15 s); under 10 s Whisper repeated itself
+#: ("Good night. Good night. Good night"). 30 (speech.asr_window_s) unless set.
+SHORTEST_WINDOW_S = 10
+#: faster-whisper's defaults for "no speech in this window".
+NO_SPEECH, LOW_LOGPROB = 0.6, -1.0
 
 
 class AsrBackend(ABC):
@@ -69,7 +78,10 @@ class WhisperAsr(AsrBackend):
         threads: int = 2,
         compute_type: str = "int8",
         beam_size: int = 1,
+        window_s: float = 30,
     ) -> None:
+        if not SHORTEST_WINDOW_S <= window_s <= 30:
+            raise ValueError(f"window_s must be {SHORTEST_WINDOW_S}-30 seconds, not {window_s}")
         path = Path(model_dir)
         if not (path / "model.bin").is_file():
             raise ModelError(f"not a CTranslate2 Whisper model directory: {path}")
@@ -83,6 +95,7 @@ class WhisperAsr(AsrBackend):
             raise ModelError(f"cannot load Whisper model {path}: {exc}") from exc
         self.language = language
         self.beam_size = beam_size
+        self.window_s = window_s
         self.multilingual = bool(self._model.model.is_multilingual)
         super().__init__()
 
@@ -98,8 +111,10 @@ class WhisperAsr(AsrBackend):
         language = language or self.language
         if not self.multilingual:
             language = "en"  # tiny.en would log a warning for anything else
-        elif language == "auto":
-            encoded, language = self._encode(audio, AUTO_AMONG)
+        short = self.window_s < 30 and audio.size <= (self.window_s - 1) * 16000
+        if language == "auto" or short:
+            among = AUTO_AMONG if language == "auto" else (language,)
+            encoded, language = self._encode(audio, among, self.window_s if short else 30)
             if audio.size <= MAX_ONE_WINDOW:  # one window: decoded from the same encoding
                 return self._decode(encoded, language)
         segments, info = self._model.transcribe(
@@ -120,15 +135,21 @@ class WhisperAsr(AsrBackend):
         text = "".join(segment.text for segment in segments).strip()
         return tidy_times(to_simplified(text)) if info.language == "zh" else text
 
-    def _encode(self, audio: np.ndarray, among: Sequence[str]) -> tuple[Any, str]:
-        """The encoder's output for the first 30 s window and the most probable of
-        ``among`` by it. Why not faster-whisper's transcribe(language=None): it encodes
-        the window twice (once to detect, once to decode), which on 2 cores doubled the
-        time to hear an utterance; here "auto" costs what a fixed language does."""
+    def _encode(
+        self, audio: np.ndarray, among: Sequence[str], window_s: float = 30
+    ) -> tuple[Any, str]:
+        """The encoder's output for the first window and the most probable of ``among``
+        by it (the one language asked, without detecting). Why not faster-whisper's
+        transcribe(language=None): it encodes the window twice (once to detect, once to
+        decode), which on 2 cores doubled the time to hear an utterance; here "auto" costs
+        what a fixed language does."""
         from faster_whisper.audio import pad_or_trim
 
         whisper = self._model
-        encoded = whisper.encode(pad_or_trim(whisper.feature_extractor(audio)))
+        frames = int(window_s * 100)
+        encoded = whisper.encode(pad_or_trim(whisper.feature_extractor(audio), frames))
+        if len(among) == 1:
+            return encoded, among[0]
         ranked = {token[2:-2]: p for token, p in whisper.model.detect_language(encoded)[0]}
         return encoded, max(among, key=lambda code: ranked.get(code, 0.0))
 
@@ -138,7 +159,10 @@ class WhisperAsr(AsrBackend):
         from faster_whisper.tokenizer import Tokenizer
 
         whisper = self._model
-        tokenizer = Tokenizer(whisper.hf_tokenizer, True, task="transcribe", language=language)
+        if self.multilingual:
+            tokenizer = Tokenizer(whisper.hf_tokenizer, True, task="transcribe", language=language)
+        else:  # tiny.en: no language or task tokens
+            tokenizer = Tokenizer(whisper.hf_tokenizer, False)
         found = whisper.model.generate(
             encoded,
             [[*tokenizer.sot_sequence, tokenizer.no_timestamps]],
@@ -146,6 +170,12 @@ class WhisperAsr(AsrBackend):
             max_length=MAX_TOKENS,
             suppress_blank=True,
             suppress_tokens=[-1],  # CTranslate2's default set: symbols, not speech
+            return_scores=True,
+            return_no_speech_prob=True,
         )
+        # faster-whisper's rule for a window without speech (a cough, a door): likely no
+        # speech and an unsure decoding → nothing heard, not "Thank you."
+        if found[0].no_speech_prob > NO_SPEECH and found[0].scores[0] < LOW_LOGPROB:
+            return ""
         text = tokenizer.decode(found[0].sequences_ids[0]).strip()
         return tidy_times(to_simplified(text)) if language == "zh" else text

@@ -152,10 +152,10 @@ def language_asr(cfg: Any, english_model: Path | None) -> LanguageAsr:
     a clear error at start, not at the first Chinese utterance); with "en" it is looked
     for only if a device asks for Chinese."""
     speech = cfg.speech
-    threads = speech.asr_threads
+    threads, window = speech.asr_threads, speech.asr_window_s
 
     def whisper(folder: Callable[[], Path], language: str) -> Factory:
-        return lambda: WhisperAsr(folder(), language, threads)
+        return lambda: WhisperAsr(folder(), language, threads, window_s=window)
 
     if speech.asr_model:
         own = Path(speech.asr_model)
