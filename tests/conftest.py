@@ -338,6 +338,7 @@ def posts() -> Iterator[Posts]:
 SLOWEST_FILES = {
     "test_reminders_e2e.py": 147,
     "test_homeassistant.py": 80,
+    "test_endpointing_e2e.py": 70,
     "test_care_e2e.py": 68,
     "test_firmware_mqtt.py": 67,
     "test_care_rules_e2e.py": 64,

@@ -59,3 +59,22 @@ def test_concurrent_calls_are_serialised(whisper_asr, piper_speech_16k, key_word
 def test_not_a_model_directory(tmp_path):
     with pytest.raises(ModelError):
         WhisperAsr(tmp_path)
+
+
+@pytest.mark.parametrize("window_s", [9.9, 30.5, -1])
+def test_an_encoder_window_outside_10_to_30_s_is_refused(window_s):
+    with pytest.raises(ValueError, match="window_s must be 10-30"):
+        WhisperAsr("/nonexistent", "en", window_s=window_s)
+
+
+def test_a_short_window_hears_a_short_utterance_and_no_speech_as_nothing(
+    piper_speech_16k, key_words
+):
+    from fayd.models import resolve
+
+    short = WhisperAsr(resolve("asr").files["model"], "en", threads=2, window_s=15)
+    assert key_words <= words(short.transcribe(piper_speech_16k))
+    assert short.transcribe(np.zeros(16000, dtype=np.float32)) == ""
+    # Longer than the window less a second: the whole 30 s path, the same words.
+    long = np.concatenate([np.zeros(16000 * 15, dtype=np.float32), piper_speech_16k])
+    assert key_words <= words(short.transcribe(long))
