@@ -43,6 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.data.recall_world import DevSet, build
+from fayd.agent.clock import days
 
 KS = (5, 10, 25)
 H = 3600.0
@@ -254,7 +255,12 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     embedder = QueryCache(load_embedder(threads=2))
     store = Store(folder / "recall.db")
-    ids = ingest(Memory(store, embedder), dev, folder, synthetic_importance(dev, args.seed))
+    ids = ingest(
+        Memory(store, embedder, days_named=days.named),
+        dev,
+        folder,
+        synthetic_importance(dev, args.seed),
+    )
     if args.dump:
         with (folder / "questions.jsonl").open("w", encoding="utf-8") as f:
             for q in dev.questions:
@@ -275,7 +281,7 @@ def main() -> None:
             lexical_fusion=fusion,
             lexical_weight=fweight or 1.0,
         )
-        memory = Memory(store, embedder, cfg=cfg)
+        memory = Memory(store, embedder, cfg=cfg, days_named=days.named)
         if options == "trigram":
             memory.lexical_search = trigram_search
         if options == "noise_imp":  # a scorer that says nothing: uniform 1-10

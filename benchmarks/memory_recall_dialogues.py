@@ -38,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.data.recall_dialogues import KINDS, Dialogues, Question, Turn, build, overlap
+from fayd.agent.clock import days
 
 KS = (5, 10, 25)
 
@@ -127,7 +128,7 @@ def main() -> None:
         folder = root / pair
         folder.mkdir(parents=True, exist_ok=True)
         store = Store(folder / "memory.db")
-        memory = Memory(store, embedder, ImportanceScorer(None), MemoryConfig())
+        memory = Memory(store, embedder, ImportanceScorer(None), MemoryConfig(), days.named)
         t0 = time.monotonic()
         ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder)
         ingest_s += time.monotonic() - t0

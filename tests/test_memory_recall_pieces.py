@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fayd.agent.clock import days
 from fayd.memory import Memory, MemoryConfig, NewNode, dates, speakers
 from fayd.store import Store
 
@@ -22,21 +23,21 @@ def _turns(lines: list[str], when: str = SAID) -> list[NewNode]:
 
 def test_days_named_in_english_and_chinese_resolve_against_the_turn() -> None:
     said = datetime(2023, 5, 8, 14)
-    assert dates.mentioned("I went hiking last Saturday", said) == [date(2023, 5, 6)]
-    assert dates.mentioned("yesterday we swam", said) == [date(2023, 5, 7)]
-    assert dates.mentioned("two weeks ago I adopted a cat", said) == [date(2023, 4, 24)]
-    assert dates.mentioned("上周六我们去爬山了", said) == [date(2023, 5, 6)]
-    assert dates.mentioned("前天去医院", said) == [date(2023, 5, 6)]
-    assert dates.mentioned("On 14 March I ran", said) == [date(2023, 3, 14)]
+    assert days.named("I went hiking last Saturday", said) == [date(2023, 5, 6)]
+    assert days.named("yesterday we swam", said) == [date(2023, 5, 7)]
+    assert days.named("two weeks ago I adopted a cat", said) == [date(2023, 4, 24)]
+    assert days.named("上周六我们去爬山了", said) == [date(2023, 5, 6)]
+    assert days.named("前天去医院", said) == [date(2023, 5, 6)]
+    assert days.named("On 14 March I ran", said) == [date(2023, 3, 14)]
     # No day, a bare clock time, hostile text: nothing, and no error.
     for text in ("at eight", "the 5th", "🙂" * 50, "x" * 10_000, "9" * 300, "我用Python写了v2"):
-        assert dates.mentioned(text, said) == []
+        assert days.named(text, said) == []
     assert dates.words("when:2023-05-06") == "6 May 2023 2023年5月6日"
 
 
 @pytest.mark.models
 def test_a_relative_day_becomes_a_searchable_tag(tmp_path: Path, embedder) -> None:
-    memory = Memory(Store(tmp_path / "m.db"), embedder)
+    memory = Memory(Store(tmp_path / "m.db"), embedder, days_named=days.named)
     node = memory.add(_turns(["Caroline: I went to a support group last Saturday."]))[0]
     assert "when:2023-05-06" in node["tags"]
     assert [n["node_id"] for n in memory.get_recent(filter_tags_all=["when:2023-05-06"])] == [

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from fayd.agent.clock import days
 from fayd.auth import TOKEN_FILE, ensure_token
 from fayd.config import Config
 from fayd.errors import ConfigError
@@ -38,7 +39,7 @@ def cmd_mcp(cfg: Config, args: argparse.Namespace) -> int:
 
     # stdout belongs to the protocol on stdio: logs go to stderr only.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    memory = open_memory(cfg, args.db, with_llm=not args.no_llm)
+    memory = open_memory(cfg, args.db, with_llm=not args.no_llm, days_named=days.named)
     try:
         if args.http:
             token = http_token(cfg)

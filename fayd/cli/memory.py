@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fayd.agent.clock import days
 from fayd.cli.failures import UsageError
 from fayd.config import Config
 from fayd.memory import BadInput, Memory, NewNode, documents, normalize_tags, quarantine
@@ -93,7 +94,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 @contextlib.contextmanager
 def _opened(cfg: Config, args: argparse.Namespace, with_llm: bool = False) -> Iterator[Memory]:
     """The memory of ``--db`` (or the state folder's), closed when the command is done."""
-    memory = open_memory(cfg, args.db, with_llm=with_llm)
+    memory = open_memory(cfg, args.db, with_llm=with_llm, days_named=days.named)
     try:
         yield memory
     finally:

@@ -9,6 +9,7 @@ from fayd.config import Config
 from fayd.embedding import Embedder
 from fayd.errors import FaydError
 from fayd.memory.config import MemoryConfig
+from fayd.memory.dates import DaysNamed
 from fayd.memory.importance import ImportanceScorer
 from fayd.memory.service import Memory
 from fayd.models import resolve
@@ -34,8 +35,15 @@ def load_scorer(cfg: Config) -> ImportanceScorer:
         return ImportanceScorer(None)
 
 
-def open_memory(cfg: Config, db_path: str | Path | None = None, with_llm: bool = False) -> Memory:
-    """The memory in the state folder's database (the daemon's, or ``db_path``)."""
+def open_memory(
+    cfg: Config,
+    db_path: str | Path | None = None,
+    with_llm: bool = False,
+    days_named: DaysNamed | None = None,
+) -> Memory:
+    """The memory in the state folder's database (the daemon's, or ``db_path``);
+    ``days_named``: as Memory's (the CLI gives fayd.agent.clock.days.named)."""
     store = Store(db_path or cfg.db_path)
     scorer = load_scorer(cfg) if with_llm else ImportanceScorer(None)
-    return Memory(store, load_embedder(), scorer, MemoryConfig(default_user=cfg.agent.default_user))
+    settings = MemoryConfig(default_user=cfg.agent.default_user)
+    return Memory(store, load_embedder(), scorer, settings, days_named)

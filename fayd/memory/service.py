@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fayd.embedding import EmbedderLike
-from fayd.memory import dates, extract, hop, neighbours, speakers
+from fayd.memory import dates, extract, hop, lifts, neighbours, speakers
 from fayd.memory import facts as db_facts
 from fayd.memory import nodes as db_nodes
 from fayd.memory.config import MemoryConfig
@@ -64,9 +64,13 @@ class Memory:
         embedder: EmbedderLike,
         scorer: ImportanceScorer | None = None,
         cfg: MemoryConfig | None = None,
+        days_named: dates.DaysNamed | None = None,
     ) -> None:
+        """``days_named``: reads the days a turn names, for ``when:`` tags and a question's
+        day lift (fayd.agent.clock.days.named; None: no days read)."""
         self.store = store
         self.embedder = embedder
+        self.days_named = days_named
         self.scorer = scorer or ImportanceScorer(None)
         self.cfg = cfg or MemoryConfig()
         self.held_writers = HELD_WRITERS
@@ -118,7 +122,7 @@ class Memory:
             if n.fay_node_id is not None:  # those go back out as they came in)
                 continue
             said = datetime.fromtimestamp(n.created_at)
-            found = dates.tags(n.content, said) + speakers.tags(n.content)
+            found = dates.tags(n.content, said, self.days_named) + speakers.tags(n.content)
             n.tags = sorted(set(n.tags) | set(found))
         importances = [
             n.importance if n.importance is not None else self.scorer.score(n.content) for n in new
@@ -243,7 +247,7 @@ class Memory:
                 np.array([s for _, s in found_pos], np.float64),
             )
             c = self.cfg
-            boost = self._boost(index, query, now)
+            boost = lifts.named_rows(c, index, query, now, self.days_named)
             expand = c.neighbour_weight > 0 and c.neighbour_radius > 0
             pool = max(n, c.neighbour_pool) if expand else n
             if c.distinct:
@@ -266,7 +270,16 @@ class Memory:
                     index, positions, scores, pool, c.neighbour_weight, c.neighbour_radius, mask
                 )
             if c.hop_weight > 0 and fusion.mode != "off" and positions.size:
-                positions, scores = self._hop(index, query, user, positions, scores, mask)
+                lift = c.hop_weight * (sum(c.weights) or 1.0)
+                positions, scores = hop.second(
+                    index,
+                    query,
+                    (positions, scores),
+                    mask,
+                    lambda ids: self.store.call(db_nodes.fetch_nodes, ids),
+                    lambda q: self.store.call(self.lexical_search, q, user, 20),
+                    lift,
+                )
             if c.distinct:
                 positions, scores = distinct(index, positions, scores, n)
             positions, scores = positions[:n], scores[:n]
@@ -279,58 +292,6 @@ class Memory:
             {**fay_node(found[i]), "score": round(float(s), 6)}
             for i, s in zip(ids, scores, strict=True)
         ]
-
-    def _hop(
-        self,
-        index: UserIndex,
-        query: str,
-        user: str,
-        positions: np.ndarray,
-        scores: np.ndarray,
-        mask: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The pool re-ranked with a second, lexical hop (fayd.memory.hop)."""
-        first = [int(i) for i in index.ids[positions[: hop.HOP_FROM]]]
-        contents = self.store.call(db_nodes.fetch_nodes, first)
-        found = hop.names([contents[i]["content"] for i in first if i in contents], query)
-        if not found:
-            return positions, scores
-        hits = self.store.call(self.lexical_search, " ".join(found), user, 20)
-        hits = [(index.pos[i], b) for i, b in hits if i in index.pos]
-        sources = {int(p) for p in positions[: hop.HOP_FROM]}  # a hop finds other rows
-        hits = [(p, b) for p, b in hits if (mask is None or mask[p]) and p not in sources]
-        if not hits:
-            return positions, scores
-        total = sum(self.cfg.weights) or 1.0
-        top = max(b for _, b in hits)
-        score = {int(p): float(s) for p, s in zip(positions, scores, strict=True)}
-        floor = float(scores.min())
-        for p, b in hits:
-            score[p] = score.get(p, floor) + self.cfg.hop_weight * total * b / top
-        order = sorted(score, key=lambda p: -score[p])
-        return np.array(order, np.int64), np.array([score[p] for p in order], np.float32)
-
-    def _boost(
-        self, index: UserIndex, query: str, now: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Rows a question points at by name: its days (fayd.memory.dates) and the speakers
-        it names (fayd.memory.speakers), with the share of the score each gets added."""
-        c = self.cfg
-        parts: list[tuple[np.ndarray, float]] = []
-        if c.date_boost > 0:
-            days = dates.query_days(query, datetime.fromtimestamp(now))
-            parts.append((dates.rows_on(index, days), c.date_boost))
-        if c.speaker_boost > 0:
-            parts.append((speakers.rows_named(index, query), c.speaker_boost))
-        parts = [(rows, lift) for rows, lift in parts if rows.size]
-        if not parts:
-            return None
-        if len(parts) == 1 and bool(np.all(parts[0][0][1:] > parts[0][0][:-1])):
-            return parts[0][0], np.full(parts[0][0].size, parts[0][1])  # one tag's: sorted
-        at = np.concatenate([rows for rows, _ in parts])
-        amount = np.concatenate([np.full(rows.size, lift) for rows, lift in parts])
-        rows, inverse = np.unique(at, return_inverse=True)  # sorted, each once
-        return rows, np.bincount(inverse, weights=amount)
 
     def mark_retrieved(
         self, username: str | None, ids: Sequence[int], now: float | None = None

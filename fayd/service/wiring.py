@@ -15,6 +15,7 @@ from typing import Any
 from fayd.agent import Chat, Dialogue
 from fayd.agent.announce import AnnounceSettings, Speaker
 from fayd.agent.care.answers import yes_no
+from fayd.agent.clock import days
 from fayd.agent.expect import AskYesNo, Expectations
 from fayd.agent.expression import load_rules
 from fayd.agent.features import all_skills
@@ -307,6 +308,7 @@ def _memory(cfg: Config, store: Store, engines: Engines) -> Memory | None:
         engines.embedder,
         ImportanceScorer(engines.llm),
         MemoryConfig(default_user=cfg.agent.default_user),
+        days.named,
     )
 
 

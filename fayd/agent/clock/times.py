@@ -384,6 +384,15 @@ _SENTENCE_END = re.compile(r"[?!;。？！；]|\.(?!\d)")
 _APOSTROPHES = {"\u2019", "\u2018", "\u02bc", "`"}
 
 
+def scan(text: str) -> tuple[str, list[Piece]]:
+    """``text`` normalized (one character for one: spans are spans of ``text``) and the
+    time pieces found in it, in its language; ValueError/OverflowError on numerals the
+    scanner cannot read."""
+    norm = _normalize(text)
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", norm) else "en"
+    return norm, _LANGS[lang].scan(norm)
+
+
 def _normalize(text: str) -> str:
     """NFKC (full-width → ASCII), lower case, one apostrophe: one character for one, so a
     span found here is a span of `text`."""
