@@ -30,6 +30,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,9 @@ def main() -> None:
         "--pairs", type=int, help="only this many pairs (quick runs; both languages from 2)"
     )
     p.add_argument("--only-kind", nargs="+", choices=KINDS, help="ask only these kinds")
+    p.add_argument(
+        "--fusion", choices=["off", "rrf", "score"], help="diagnosis: another lexical fusion"
+    )
     p.add_argument("--dump", help="keep the databases, turns, questions and hits in this folder")
     args = p.parse_args()
 
@@ -127,7 +131,10 @@ def main() -> None:
         folder = root / pair
         folder.mkdir(parents=True, exist_ok=True)
         store = Store(folder / "memory.db")
-        memory = Memory(store, embedder, ImportanceScorer(None), MemoryConfig())
+        cfg = MemoryConfig()
+        if args.fusion:
+            cfg = replace(cfg, lexical_fusion=args.fusion)
+        memory = Memory(store, embedder, ImportanceScorer(None), cfg)
         t0 = time.monotonic()
         ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder)
         ingest_s += time.monotonic() - t0

@@ -377,7 +377,8 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
                 Line(
                     one(
                         r,
-                        "It's my birthday {when}, thirty-five, don't remind me.",
+                        "It's my birthday {when}, the big three-five, don't remind me.",
+                        "{when} is my birthday, we're just doing a quiet dinner.",
                         "Guess whose birthday is {when}? Mine! Forty!",
                     ),
                     _at(r, 0.1, 0.6),
@@ -399,7 +400,10 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
                 (
                     "temporal",
                     one(
-                        r, f"When is {n}'s birthday?", f"On what date was {n} born (day and month)?"
+                        r,
+                        f"When is {n}'s birthday?",
+                        f"On what date was {n} born (day and month)?",
+                        f"What day does {n} turn a year older?",
                     ),
                     [0],
                     "{d0}",
@@ -527,8 +531,8 @@ def multihop(p: dict, rng: random.Random) -> list[Plan]:
                 Line(
                     one(
                         r,
-                        f"There's a new guy at work, {p['col']}, he's from {country}, really funny.",
-                        f"{p['col']} from {country} joined my team, he brings cake every Friday.",
+                        f"There's a new guy at work, {p['col']}, from {country}, really funny.",
+                        f"{p['col']} from {country} joined my team, brings in cake every Friday.",
                     ),
                     _at(r, 0.05, 0.4),
                 ),
