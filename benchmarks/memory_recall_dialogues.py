@@ -43,14 +43,20 @@ from benchmarks.data.recall_dialogues import KINDS, Dialogues, Question, Turn, b
 KS = (5, 10, 25)
 
 
-def ingest(memory: Any, turns: list[Turn], folder: Path) -> dict[str, int]:
-    """Write one pair's turns through ``fayd memory add --jsonl``'s code; turn id → node id."""
+def ingest(memory: Any, turns: list[Turn], folder: Path, plain: bool = False) -> dict[str, int]:
+    """Write one pair's turns through ``fayd memory add --jsonl``'s code; turn id → node id.
+    ``plain``: the words without the speaker's name (a diagnosis, not how one would store a
+    dialogue: who said it is lost)."""
     from fayd.cli.memory import node_from_line, read_jsonl
 
     path = folder / "turns.jsonl"
     with path.open("w", encoding="utf-8") as f:
         for t in turns:
-            line = {"content": t.content, "node_type": "conversation", "datetime": t.datetime}
+            line = {
+                "content": t.text if plain else t.content,
+                "node_type": "conversation",
+                "datetime": t.datetime,
+            }
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
     nodes = [node_from_line(obj, memory.cfg.default_user) for _, obj in read_jsonl(str(path))]
     added = memory.add(nodes)
@@ -110,6 +116,9 @@ def main() -> None:
     p.add_argument(
         "--fusion", choices=["off", "rrf", "score"], help="diagnosis: another lexical fusion"
     )
+    p.add_argument(
+        "--plain", action="store_true", help="diagnosis: store turns without the speaker's name"
+    )
     p.add_argument("--dump", help="keep the databases, turns, questions and hits in this folder")
     args = p.parse_args()
 
@@ -136,7 +145,7 @@ def main() -> None:
             cfg = replace(cfg, lexical_fusion=args.fusion)
         memory = Memory(store, embedder, ImportanceScorer(None), cfg)
         t0 = time.monotonic()
-        ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder)
+        ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder, args.plain)
         ingest_s += time.monotonic() - t0
         found, took = ask(memory, [q for q in questions if q.pair == pair], folder)
         hits |= found

@@ -77,6 +77,13 @@ ALLERGIES = [("prawns", "shellfish"), ("peanuts", "nuts"), ("kiwi", "fruit"), ("
              ("sesame", "seeds")]  # fmt: skip
 LANGS = ["Italian", "Welsh", "Japanese", "Portuguese", "Korean", "Dutch", "Greek", "German"]
 KIDS = ["Poppy", "Arlo", "Edie", "Finn", "Ivy", "Reuben", "Nell", "Theo"]
+NEIGHBOURS = ["Graham", "Bernadette", "Ade", "Moira", "Clive", "Shona", "Pavel", "Lorraine"]
+# (job as said, as a question puts it)
+NB_JOBS = [("carpenter", "woodworker"), ("retired nurse", "former hospital worker"),
+           ("baker", "one who bakes bread for a living"), ("piano teacher", "music tutor"),
+           ("mechanic", "car repair expert"), ("gardener", "landscaper")]  # fmt: skip
+FAVOURS = ["fixed our wobbly gate", "looked after the kids on Friday", "left a lemon cake on our doorstep",
+           "lent us a ladder", "watered our plants while we were away", "jump-started the car"]  # fmt: skip
 BANDS = ["Elbow", "the Kooks", "Arctic Monkeys", "Florence and the Machine", "Coldplay", "Blur"]
 
 
@@ -99,6 +106,8 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p["car"], p["film"] = pick(rng, CARS, used), pick(rng, FILMS, used)
         p["allergy"], p["lang"] = pick(rng, ALLERGIES, used), pick(rng, LANGS, used)
         p["kid"], p["band"] = pick(rng, KIDS, used), rng.choice(BANDS)
+        p["nb"], p["nbjob"] = pick(rng, NEIGHBOURS, used), pick(rng, NB_JOBS, used)
+        p["favour"] = rng.choice(FAVOURS)
         out.append(p)
     return out
 

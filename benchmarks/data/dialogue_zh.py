@@ -70,6 +70,12 @@ FILMS = ["《大话西游》", "《你好，李焕英》", "《千与千寻》",
 ALLERGIES = [("芒果", "水果"), ("花生", "坚果"), ("虾", "海鲜"), ("海鲜", "海产"), ("鸡蛋", "蛋类")]
 LANGS = ["日语", "英语", "韩语", "法语", "西班牙语", "德语"]
 KIDS = ["乐乐", "果果", "天天", "朵朵", "豆包", "安安"]
+NEIGHBOURS = ["老孙", "王阿姨", "小吕", "刘叔", "陈姐", "老高"]
+# (职业, 问法)
+NB_JOBS = [("木匠", "做木工活的师傅"), ("退休护士", "以前在医院上班的人"), ("面包师", "靠烤面包谋生的人"),
+           ("钢琴老师", "教乐器的老师"), ("汽车修理工", "修车的师傅"), ("园艺师", "打理花木的师傅")]  # fmt: skip
+FAVOURS = ["帮我们修好了院门", "周五帮忙看了孩子", "在门口给我们放了一盒月饼", "借给我们一把梯子",
+           "我们出门时帮忙浇了花", "帮我们搭电把车打着了"]  # fmt: skip
 BANDS = ["五月天", "周杰伦", "苏打绿", "李健", "陈奕迅"]
 
 
@@ -91,6 +97,8 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p["car"], p["film"] = pick(rng, CARS, used), pick(rng, FILMS, used)
         p["allergy"], p["lang"] = pick(rng, ALLERGIES, used), pick(rng, LANGS, used)
         p["kid"], p["band"] = pick(rng, KIDS, used), rng.choice(BANDS)
+        p["nb"], p["nbjob"] = pick(rng, NEIGHBOURS, used), pick(rng, NB_JOBS, used)
+        p["favour"] = rng.choice(FAVOURS)
         out.append(p)
     return out
 

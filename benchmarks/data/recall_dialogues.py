@@ -25,7 +25,7 @@ from datetime import date, datetime, timedelta
 from types import ModuleType
 
 from benchmarks.data import dialogue_en, dialogue_zh
-from benchmarks.data.dialogue_dates import phrase
+from benchmarks.data.dialogue_dates import EN_MONTHS, phrase
 from benchmarks.data.recall_dialogues_types import Plan
 from fayd.store.lexical import CJK_STOP, STOPWORDS
 
@@ -130,7 +130,10 @@ def _pair(pair_id: str, mod: ModuleType, people: list[dict], rng: random.Random)
         for kind, query, ev, answer in plan.questions:
             evid = [where_is[f"{plan.key}.{i}", who] for i in ev]
             iso = [events[i].isoformat() for i in ev if events[i] is not None]
-            fmt = {f"d{i}": events[i].isoformat() for i in range(len(events)) if events[i]}
+            fmt = {}
+            for i, day in enumerate(events):
+                if day is not None:  # {d0}: ISO date (answers), {h0}: as people write it
+                    fmt[f"d{i}"], fmt[f"h{i}"] = day.isoformat(), human_date(day, mod.LANG)
             questions.append(
                 Question(
                     id=f"{pair_id}q{len(questions):03d}",
@@ -138,13 +141,19 @@ def _pair(pair_id: str, mod: ModuleType, people: list[dict], rng: random.Random)
                     lang=mod.LANG,
                     kind=kind,
                     about=people[who]["name"],
-                    query=query,
+                    query=query.format(**fmt),
                     evidence=evid,
                     answer=answer.format(**fmt),
                     dates=iso,
                 )
             )
     return turns, questions, dates
+
+
+def human_date(day: date, lang: str) -> str:
+    if lang == "zh":
+        return f"{day.month}月{day.day}日"
+    return f"{day.day} {EN_MONTHS[day.month - 1]}"
 
 
 def _place(plan: Plan, dates: list[date], rng: random.Random):
