@@ -166,6 +166,67 @@ _TOPICS = [
     ),
 ]
 # About the speaker's own people and places, without the facts asked about.
+_S |= {
+    "place": ["the supermarket", "the park", "the post office", "the chemist", "the garden centre"],
+    "person": [
+        "the postman",
+        "an old school friend",
+        "my cousin",
+        "our old teacher",
+        "the man from the chippy",
+    ],
+    "snack": [
+        "salt and vinegar crisps",
+        "jaffa cakes",
+        "dark chocolate",
+        "pork scratchings",
+        "flapjacks",
+    ],
+    "chore": [
+        "cleaning the windows",
+        "defrosting the freezer",
+        "ironing",
+        "sorting the sock drawer",
+    ],
+    "app": ["that word game", "the news", "property listings", "cat videos", "recipe blogs"],
+    "small": ["keys", "reading glasses", "umbrella", "bus pass", "headphones"],
+    "hour": ["five", "half six", "three in the morning", "seven"],
+    "sound": [
+        "seagulls",
+        "the bin lorry",
+        "a dog barking",
+        "someone's alarm",
+        "a pigeon on the roof",
+    ],
+}
+_TOPICS += [
+    (
+        "Bumped into {person} at {place}, we talked for ages.",
+        ["Ha, what about?", "Small world.", "They do love a chat."],
+    ),
+    (
+        "I've become addicted to {snack} again.",
+        ["Dangerous.", "Same, they're my weakness.", "Save me some."],
+    ),
+    (
+        "Spent the afternoon {chore}, my back's killing me.",
+        ["Worth it though.", "I should do mine.", "Rather you than me."],
+    ),
+    (
+        "I lost a whole evening scrolling {app}.",
+        ["Too real.", "Happens to the best of us.", "Put the phone down!"],
+    ),
+    (
+        "Forgot my {small} again and had to go back home.",
+        ["Classic you.", "I do that all the time.", "Leave them by the door."],
+    ),
+    ("I was woken up at {hour} by {sound}.", ["Nightmare.", "Nap later.", "Earplugs, honestly."]),
+    (
+        "{place} was heaving today, queues everywhere.",
+        ["Weekends, eh.", "Go early next time.", "Brave of you."],
+    ),
+    ("{person} recommended a new place to eat.", ["Any good?", "We should try it.", "Ooh, where?"]),
+]
 _NEAR = [
     (
         "{partner} is on {shift} this week so I've hardly seen them.",
