@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.data.recall_dialogues import KINDS, Dialogues, Question, Turn, build, overlap
+from benchmarks.data.recall_dialogues import KINDS, PAIRS, Dialogues, Question, Turn, build, overlap
 
 KS = (5, 10, 25)
 
@@ -110,7 +110,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=7)
     p.add_argument(
-        "--pairs", type=int, help="only this many pairs (quick runs; both languages from 2)"
+        "--pairs", type=int, help="the first N pairs of the set (quick runs; both languages from 2)"
     )
     p.add_argument("--only-kind", nargs="+", choices=KINDS, help="ask only these kinds")
     p.add_argument(
@@ -128,7 +128,7 @@ def main() -> None:
     from fayd.store import Store
 
     started = time.monotonic()
-    dev = build(args.seed, args.pairs)
+    dev = build(args.seed, args.pairs or PAIRS)
     questions = [q for q in dev.questions if not args.only_kind or q.kind in args.only_kind]
     root = Path(args.dump) if args.dump else Path(tempfile.mkdtemp(prefix="fayd-dialogues-"))
     embedder = load_embedder(threads=2)  # as open_memory, loaded once for every pair

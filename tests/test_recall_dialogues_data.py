@@ -26,6 +26,8 @@ def test_the_same_seed_gives_the_same_set(dev: Dialogues) -> None:
     assert [(q.query, q.evidence, q.answer) for q in again.questions] == [
         (q.query, q.evidence, q.answer) for q in dev.questions
     ]
+    fewer = build(7, 2)  # --pairs 2: the first two pairs of the same set
+    assert [t.content for t in fewer.turns] == [t.content for t in dev.turns[: len(fewer.turns)]]
     other = build(8)
     assert [t.content for t in other.turns] != [t.content for t in dev.turns]
 
