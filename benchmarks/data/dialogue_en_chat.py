@@ -284,6 +284,13 @@ _FOLLOW = [
 ]
 
 
+# After small talk: what fits after most replies (not "how do you feel about it").
+_CHAT_FOLLOW = [
+    "My week has been nowhere near as exciting, trust me.", "Life never slows down, does it.",
+    "We should have a proper catch-up over coffee soon.", "That reminds me, I need to ring my mum back tonight.",
+]  # fmt: skip
+
+
 def react(rng: random.Random) -> str:
     if rng.random() < 0.65:
         return f"{rng.choice(_REACT)} {rng.choice(_FOLLOW)}"
@@ -307,6 +314,6 @@ def small_talk(people: list[dict], rng: random.Random) -> tuple[int | None, str,
 
 
 def _reply(replies: list[str], rng: random.Random) -> str:
-    if rng.random() < 0.5:
-        return f"{rng.choice(replies)} {rng.choice(_FOLLOW)}"
+    if rng.random() < 0.3:
+        return f"{rng.choice(replies)} {rng.choice(_CHAT_FOLLOW)}"
     return rng.choice(replies) + rng.choice(_TAIL)

@@ -22,18 +22,7 @@ _LEAD = ["对了", "话说", "好了不说我了", "哎", "那个"]
 _ASK = ["你最近咋样？", "你那边有啥新鲜事？", "你这周过得怎么样？", "说说你吧。", "你最近忙啥呢？"]
 _REACT = ["真的假的？", "太好了！", "哈哈，可以想象。", "不会吧！", "挺好的呀。", "哎，辛苦了。", "那挺不错。",
           "我也是！", "有意思。", "厉害厉害。", "天哪。", "哈哈哈。", "羡慕了。", "也是。"]  # fmt: skip
-_TAIL = [
-    "",
-    "",
-    "",
-    "下次细说！",
-    "替你高兴。",
-    "听着就开心。",
-    "这周够折腾的。",
-    "有进展告诉我。",
-    "真没想到。",
-    "生活嘛。",
-]
+_TAIL = ["", "", "", "下次细说！", "这周够折腾的。", "有进展告诉我。", "生活嘛。", "哎。", "好吧。"]
 
 _S = {
     "weather": [
@@ -134,11 +123,19 @@ _FOLLOW = [
     "我这周可没你这么精彩。",
     "需要帮忙随时说一声。",
     "这很像你的风格。",
-    "我都能想象你当时的表情。",
     "家里人都怎么说？",
     "是早就计划好的还是临时决定的？",
     "换我也会这么做。",
     "日子过得真快啊。",
+]
+
+
+# After small talk: what fits after most replies (not "how do you feel about it").
+_CHAT_FOLLOW = [
+    "我这周可没你这么精彩。",
+    "日子过得真快啊。",
+    "改天找个时间好好喝杯咖啡聊聊。",
+    "说起来我晚上还得给我妈回个电话。",
 ]
 
 
@@ -165,6 +162,6 @@ def small_talk(people: list[dict], rng: random.Random) -> tuple[int | None, str,
 
 
 def _reply(replies: list[str], rng: random.Random) -> str:
-    if rng.random() < 0.5:
-        return rng.choice(replies) + rng.choice(_FOLLOW)
+    if rng.random() < 0.3:
+        return rng.choice(replies) + rng.choice(_CHAT_FOLLOW)
     return rng.choice(replies) + rng.choice(_TAIL)
