@@ -20,7 +20,18 @@ weights and fusion, stateless), ``n`` = 25, the embedder loaded once.
 recall@k = the share of a question's evidence turns among its top k, averaged over the
 questions; overall, per kind, per language and per kind x language. Also: search latency
 (p50/p95 ms), and how many of a question's content words its evidence turns contain (the
-paraphrase distance the set was written with). Prints one JSON object.
+paraphrase distance the set was written with). Prints one JSON object; ~2 minutes on two
+shared cores (``--pairs 2``: ~40 s).
+
+Baseline (main's retrieval, seed 7: 408 questions, 3,851 turns, 104 sessions), R@5/10/25:
+all 0.201/0.256/0.326; single (120) 0.133/0.175/0.200; temporal (108) 0.241/0.315/0.463;
+multihop (60) 0.292/0.400/0.483; inference (48) 0.052/0.094/0.167; update (72)
+0.278/0.292/0.306; English (272) 0.226/0.296/0.393, Mandarin (136) 0.151/0.176/0.191.
+What sinks it (``--dump``, then read the hits): the speaker's name is in every one of their
+turns and in the question, and the BM25 term, scaled by the best hit's score, lifts the
+shortest turns that have the name ("Tom: Ha!", "周强：好的，拜拜！") above the evidence.
+``--fusion off`` (vectors alone) and ``--plain`` (turns stored without names) are the
+diagnoses of that (the figures in the report of issue 27).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +49,26 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.data.recall_dialogues import KINDS, Dialogues, Question, Turn, build, overlap
+from benchmarks.data.recall_dialogues import KINDS, PAIRS, Dialogues, Question, Turn, build, overlap
 from fayd.agent.clock import days
 
 KS = (5, 10, 25)
 
 
-def ingest(memory: Any, turns: list[Turn], folder: Path) -> dict[str, int]:
-    """Write one pair's turns through ``fayd memory add --jsonl``'s code; turn id → node id."""
+def ingest(memory: Any, turns: list[Turn], folder: Path, plain: bool = False) -> dict[str, int]:
+    """Write one pair's turns through ``fayd memory add --jsonl``'s code; turn id → node id.
+    ``plain``: the words without the speaker's name (a diagnosis, not how one would store a
+    dialogue: who said it is lost)."""
     from fayd.cli.memory import node_from_line, read_jsonl
 
     path = folder / "turns.jsonl"
     with path.open("w", encoding="utf-8") as f:
         for t in turns:
-            line = {"content": t.content, "node_type": "conversation", "datetime": t.datetime}
+            line = {
+                "content": t.text if plain else t.content,
+                "node_type": "conversation",
+                "datetime": t.datetime,
+            }
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
     nodes = [node_from_line(obj, memory.cfg.default_user) for _, obj in read_jsonl(str(path))]
     added = memory.add(nodes)
@@ -104,9 +122,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=7)
     p.add_argument(
-        "--pairs", type=int, help="only this many pairs (quick runs; both languages from 2)"
+        "--pairs", type=int, help="the first N pairs of the set (quick runs; both languages from 2)"
     )
     p.add_argument("--only-kind", nargs="+", choices=KINDS, help="ask only these kinds")
+    p.add_argument(
+        "--fusion", choices=["off", "rrf", "score"], help="diagnosis: another lexical fusion"
+    )
+    p.add_argument(
+        "--plain", action="store_true", help="diagnosis: store turns without the speaker's name"
+    )
     p.add_argument("--dump", help="keep the databases, turns, questions and hits in this folder")
     args = p.parse_args()
 
@@ -116,7 +140,7 @@ def main() -> None:
     from fayd.store import Store
 
     started = time.monotonic()
-    dev = build(args.seed, args.pairs)
+    dev = build(args.seed, args.pairs or PAIRS)
     questions = [q for q in dev.questions if not args.only_kind or q.kind in args.only_kind]
     root = Path(args.dump) if args.dump else Path(tempfile.mkdtemp(prefix="fayd-dialogues-"))
     embedder = load_embedder(threads=2)  # as open_memory, loaded once for every pair
@@ -128,9 +152,12 @@ def main() -> None:
         folder = root / pair
         folder.mkdir(parents=True, exist_ok=True)
         store = Store(folder / "memory.db")
-        memory = Memory(store, embedder, ImportanceScorer(None), MemoryConfig(), days.named)
+        cfg = MemoryConfig()
+        if args.fusion:
+            cfg = replace(cfg, lexical_fusion=args.fusion)
+        memory = Memory(store, embedder, ImportanceScorer(None), cfg, days.named)
         t0 = time.monotonic()
-        ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder)
+        ids |= ingest(memory, [t for t in dev.turns if t.pair == pair], folder, args.plain)
         ingest_s += time.monotonic() - t0
         found, took = ask(memory, [q for q in questions if q.pair == pair], folder)
         hits |= found

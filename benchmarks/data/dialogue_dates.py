@@ -66,6 +66,7 @@ def resolve(text: str, said_on: date, lang: str) -> date | None:
                 return _in_week(said_on, weeks, ZH_DAYS.index(text[len(word) :]))
         month, _, day = text.rstrip("号").partition("月")
         return _in_year(said_on, int(month), int(day))
+    text = text[:1].lower() + text[1:]  # at the start of a sentence
     near = {"the day before yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1}
     if text in near:
         return said_on + timedelta(days=near[text])

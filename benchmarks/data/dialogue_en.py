@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from benchmarks.data.dialogue_en_chat import CLOSERS, LEADINS, OPENERS, REACTIONS, chatter
+from benchmarks.data.dialogue_en_chat import CLOSERS, OPENERS, lead_in, react, small_talk
 from benchmarks.data.recall_dialogues_types import Plan, pick
 
 LANG = "en"
-__all__ = ["CLOSERS", "LANG", "LEADINS", "OPENERS", "REACTIONS", "chatter", "people", "plans"]
+__all__ = ["CLOSERS", "LANG", "OPENERS", "lead_in", "people", "plans", "react", "small_talk"]
 
 NAMES = ["Anna", "Priya", "Chloe", "Megan", "Fiona", "Hannah", "Rosie", "Leah", "Maya", "Jess",
          "Tom", "Ravi", "Owen", "Callum", "Danny", "Marcus", "Ben", "Liam", "Sam", "Jonah"]  # fmt: skip
@@ -18,11 +18,12 @@ TOWNS = ["Whitstable", "Keswick", "Falmouth", "Tenby", "Whitby", "Oban", "Ludlow
          "Bude", "Ilkley", "Frome", "Totnes"]  # fmt: skip
 CITIES = ["Leeds", "Bristol", "Glasgow", "Cardiff", "Norwich", "York", "Brighton", "Sheffield",
           "Exeter", "Durham", "Bath", "Nottingham"]  # fmt: skip
-JOBS = ["nurse", "accountant", "graphic designer", "electrician", "pharmacist", "paramedic",
-        "primary school teacher", "software tester", "estate agent", "physiotherapist"]  # fmt: skip
-WORKS = ["the Royal Infirmary", "Hargreaves & Co", "the council offices", "a start-up near the canal",
-         "Boots on the high street", "the county ambulance service", "a logistics firm",
-         "an architecture practice", "the university library"]  # fmt: skip
+# (job, where)
+JOBS = [("nurse", "the Royal Infirmary"), ("accountant", "Hargreaves & Co"),
+        ("graphic designer", "an architecture practice"), ("electrician", "a building firm"),
+        ("pharmacist", "Boots on the high street"), ("paramedic", "the county ambulance service"),
+        ("primary school teacher", "St Luke's primary"), ("software tester", "a start-up near the canal"),
+        ("estate agent", "Foxtons"), ("physiotherapist", "a sports clinic")]  # fmt: skip
 SIB_JOBS = ["midwife", "dentist", "airline pilot", "vet", "police officer", "chef", "solicitor",
             "plumber", "zookeeper", "journalist"]  # fmt: skip
 SIBS = ["Rosa", "Ellie", "Kirsty", "Bea", "Gemma", "Tasha", "Holly", "Nina", "Polly", "Ciara"]
@@ -76,6 +77,13 @@ ALLERGIES = [("prawns", "shellfish"), ("peanuts", "nuts"), ("kiwi", "fruit"), ("
              ("sesame", "seeds")]  # fmt: skip
 LANGS = ["Italian", "Welsh", "Japanese", "Portuguese", "Korean", "Dutch", "Greek", "German"]
 KIDS = ["Poppy", "Arlo", "Edie", "Finn", "Ivy", "Reuben", "Nell", "Theo"]
+NEIGHBOURS = ["Graham", "Bernadette", "Ade", "Moira", "Clive", "Shona", "Pavel", "Lorraine"]
+# (job as said, as a question puts it)
+NB_JOBS = [("carpenter", "woodworker"), ("retired nurse", "former hospital worker"),
+           ("baker", "one who bakes bread for a living"), ("piano teacher", "music tutor"),
+           ("mechanic", "car repair expert"), ("gardener", "landscaper")]  # fmt: skip
+FAVOURS = ["fixed our wobbly gate", "looked after the kids on Friday", "left a lemon cake on our doorstep",
+           "lent us a ladder", "watered our plants while we were away", "jump-started the car"]  # fmt: skip
 BANDS = ["Elbow", "the Kooks", "Arctic Monkeys", "Florence and the Machine", "Coldplay", "Blur"]
 
 
@@ -85,8 +93,7 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p: dict = {"name": pick(rng, NAMES, used)}
         p["partner"], p["town"] = pick(rng, PARTNERS, used), pick(rng, TOWNS, used)
         p["home1"], p["home2"] = pick(rng, CITIES, used), pick(rng, CITIES, used)
-        p["job1"], p["job2"] = rng.sample(JOBS, 2)
-        p["work1"], p["work2"] = rng.sample(WORKS, 2)
+        (p["job1"], p["work1"]), (p["job2"], p["work2"]) = rng.sample(JOBS, 2)
         p["sis"] = [pick(rng, SIBS, used), pick(rng, SIBS, used)]
         p["sisjob"] = rng.sample(SIB_JOBS, 2)
         p["subject"], p["sib_city"] = rng.choice(SUBJECTS), pick(rng, CITIES, used)
@@ -99,6 +106,8 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p["car"], p["film"] = pick(rng, CARS, used), pick(rng, FILMS, used)
         p["allergy"], p["lang"] = pick(rng, ALLERGIES, used), pick(rng, LANGS, used)
         p["kid"], p["band"] = pick(rng, KIDS, used), rng.choice(BANDS)
+        p["nb"], p["nbjob"] = pick(rng, NEIGHBOURS, used), pick(rng, NB_JOBS, used)
+        p["favour"] = rng.choice(FAVOURS)
         out.append(p)
     return out
 

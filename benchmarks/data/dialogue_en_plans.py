@@ -32,6 +32,7 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
                 f"Who is {n}'s other half?",
                 f"What is the name of {n}'s spouse?",
                 f"Who does {n} share a home with as a couple?",
+                f"What's the name of {n}'s partner?",
             ),
             p["partner"],
         ),
@@ -42,7 +43,12 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
                 f"I grew up in {p['town']}, tiny place, everybody knew your business.",
                 f"Mum still lives in {p['town']} where I was a kid, it's so sleepy there.",
             ),
-            one(r, f"Where was {n} raised?", f"Which town did {n} spend their childhood in?"),
+            one(
+                r,
+                f"Where was {n} raised?",
+                f"Which town did {n} spend their childhood in?",
+                f"Where did {n} grow up?",
+            ),
             p["town"],
         ),
         (
@@ -56,6 +62,7 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
                 r,
                 f"What must {n} avoid eating for medical reasons?",
                 f"Which food gives {n} a bad reaction?",
+                f"What is {n} allergic to?",
             ),
             allergen,
         ),
@@ -66,17 +73,27 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
                 f"I've started lessons on the {p['instrument']}, my neighbours must hate me.",
                 f"I bought a second-hand {p['instrument']} and I'm teaching myself from videos.",
             ),
-            one(r, f"What is {n} learning to play?", f"Which musical hobby has {n} picked up?"),
+            one(
+                r,
+                f"What is {n} learning to play?",
+                f"Which musical hobby has {n} picked up?",
+                f"Which instrument is {n} learning?",
+            ),
             p["instrument"],
         ),
         (
             "car",
             one(
                 r,
-                f"We finally replaced the old banger, we've got {p['car']} now.",
+                f"We finally replaced the old car, we've got {p['car']} now.",
                 f"I drove {p['car']} over, parking it was a nightmare.",
             ),
-            one(r, f"What vehicle does {n} drive?", f"What kind of motor does {n} own?"),
+            one(
+                r,
+                f"What vehicle does {n} drive?",
+                f"What kind of motor does {n} own?",
+                f"What car does {n} have?",
+            ),
             p["car"],
         ),
         (
@@ -84,12 +101,13 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
             one(
                 r,
                 f"When I'm feeling rubbish I put on {p['film']}, I must have seen it thirty times.",
-                f"{p['film']} is my comfort watch, I know every line.",
+                f"{p['film']} is my comfort film, I know every line.",
             ),
             one(
                 r,
                 f"Which movie does {n} rewatch to cheer up?",
                 f"What is {n}'s go-to feel-good picture?",
+                f"What's {n}'s favourite film for a bad day?",
             ),
             p["film"],
         ),
@@ -98,7 +116,7 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
             one(
                 r,
                 f"I'm doing Duolingo in {p['lang']} every morning, 200 days in a row now.",
-                f"I signed up for {p['lang']} at the adult college, Thursday nights.",
+                f"I signed up for {p['lang']} classes at the adult college, Thursday nights.",
             ),
             one(
                 r,
@@ -145,7 +163,7 @@ def updates(p: dict, rng: random.Random) -> list[Plan]:
                     one(
                         r,
                         f"Big news, I handed in my notice! I'm starting as {_a(p['job2'])} at {p['work2']}.",
-                        f"I took the offer, I'm going to be {_a(p['job2'])} at {p['work2']} from the first of the month.",
+                        f"I took the job offer, I'm going to be {_a(p['job2'])} at {p['work2']} from the first of the month.",
                     ),
                     _at(r, 0.45, 0.8),
                 ),
@@ -223,7 +241,7 @@ def updates(p: dict, rng: random.Random) -> list[Plan]:
                 Line(
                     one(
                         r,
-                        f"{pet1} isn't {pet1} any more, the kids voted and now he's {pet2}.",
+                        f"Our dog isn't {pet1} any more, the kids voted and now he's {pet2}.",
                         f"Funny story, we renamed the puppy, he answers to {pet2} now instead of {pet1}.",
                     ),
                     _at(r, 0.5, 0.9),
@@ -282,7 +300,17 @@ def updates(p: dict, rng: random.Random) -> list[Plan]:
                     ),
                     [1],
                     hol2,
-                )
+                ),
+                (
+                    "update",
+                    one(
+                        r,
+                        f"Is {n} still travelling to {hol1} this summer?",
+                        f"Are {n}'s {hol1} plans still on?",
+                    ),
+                    [1],
+                    f"no: {hol2} instead",
+                ),
             ],
         ),
         Plan(
@@ -360,9 +388,11 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
             q = one(
                 r, f"When is {n} due to {asked}?", f"On which date was {n} scheduled to {asked}?"
             )
-        out.append(
-            Plan(f"t.{i}", [Line(text, _at(r), offset=offset)], [("temporal", q, [0], "{d0}")])
-        )
+        questions = [("temporal", q, [0], "{d0}")]
+        if i == 0:  # the other way round: the date given, the event asked
+            ask = one(r, f"What did {n} do on {{h0}}?", f"What happened in {n}'s life on {{h0}}?")
+            questions.append(("temporal", ask, [0], asked))
+        out.append(Plan(f"t.{i}", [Line(text, _at(r), offset=offset)], questions))
     activity = one(
         r,
         "camping by the lake",
@@ -377,7 +407,8 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
                 Line(
                     one(
                         r,
-                        "It's my birthday {when}, thirty-five, don't remind me.",
+                        "It's my birthday {when}, the big three-five, don't remind me.",
+                        "{when} is my birthday, we're just doing a quiet dinner.",
                         "Guess whose birthday is {when}? Mine! Forty!",
                     ),
                     _at(r, 0.1, 0.6),
@@ -399,7 +430,10 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
                 (
                     "temporal",
                     one(
-                        r, f"When is {n}'s birthday?", f"On what date was {n} born (day and month)?"
+                        r,
+                        f"When is {n}'s birthday?",
+                        f"On what date was {n} born (day and month)?",
+                        f"What day does {n} turn a year older?",
                     ),
                     [0],
                     "{d0}",
@@ -522,13 +556,39 @@ def multihop(p: dict, rng: random.Random) -> list[Plan]:
             ],
         ),
         Plan(
+            "m.neighbour",
+            [
+                Line(
+                    one(
+                        r,
+                        f"We've got new neighbours, {p['nb']} is {_a(p['nbjob'][0])}, seems nice.",
+                        f"{p['nb']} next door works as {_a(p['nbjob'][0])}, I found out today.",
+                    ),
+                    _at(r, 0.05, 0.4),
+                ),
+                Line(f"{p['nb']} {p['favour']}, so kind.", _at(r, 0.5, 0.9)),
+            ],
+            [
+                (
+                    "multihop",
+                    one(
+                        r,
+                        f"What did the {p['nbjob'][1]} who lives beside {n} do for them?",
+                        f"How did {n}'s neighbour, the {p['nbjob'][1]}, help out?",
+                    ),
+                    [0, 1],
+                    p["favour"],
+                )
+            ],
+        ),
+        Plan(
             "m.colleague",
             [
                 Line(
                     one(
                         r,
-                        f"There's a new guy at work, {p['col']}, he's from {country}, really funny.",
-                        f"{p['col']} from {country} joined my team, he brings cake every Friday.",
+                        f"There's a new guy at work, {p['col']}, from {country}, really funny.",
+                        f"{p['col']} from {country} joined my team, brings in cake every Friday.",
                     ),
                     _at(r, 0.05, 0.4),
                 ),

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
+from benchmarks.data.dialogue_zh_chat import CLOSERS, OPENERS, lead_in, react, small_talk
 from benchmarks.data.recall_dialogues_types import pick
 
 LANG = "zh"
+__all__ = ["CLOSERS", "LANG", "OPENERS", "lead_in", "people", "plans", "react", "small_talk"]
 
 NAMES = [
     "王丽",
@@ -39,17 +41,10 @@ CITIES = [
     "重庆",
     "天津",
 ]
-JOBS = ["护士", "会计", "平面设计师", "电工", "药剂师", "小学老师", "程序员", "房产中介", "理疗师"]
-WORKS = [
-    "市一医院",
-    "一家外贸公司",
-    "区政府",
-    "一家创业公司",
-    "连锁药房",
-    "一所实验小学",
-    "物流公司",
-    "设计院",
-]
+# (职业, 单位)
+JOBS = [("护士", "市一医院"), ("会计", "一家外贸公司"), ("平面设计师", "一家广告公司"), ("电工", "物业公司"),
+        ("药剂师", "连锁药房"), ("小学老师", "一所实验小学"), ("程序员", "一家创业公司"),
+        ("房产中介", "链家"), ("理疗师", "康复中心")]  # fmt: skip
 SIB_JOBS = ["助产士", "牙医", "飞行员", "兽医", "警察", "厨师", "律师", "记者"]
 SIBS = ["小梅", "小兰", "小芸", "小娟", "小玲", "小琴", "小霞", "小燕"]
 # (说法, 问法)
@@ -75,49 +70,13 @@ FILMS = ["《大话西游》", "《你好，李焕英》", "《千与千寻》",
 ALLERGIES = [("芒果", "水果"), ("花生", "坚果"), ("虾", "海鲜"), ("海鲜", "海产"), ("鸡蛋", "蛋类")]
 LANGS = ["日语", "英语", "韩语", "法语", "西班牙语", "德语"]
 KIDS = ["乐乐", "果果", "天天", "朵朵", "豆包", "安安"]
+NEIGHBOURS = ["老孙", "王阿姨", "小吕", "刘叔", "陈姐", "老高"]
+# (职业, 问法)
+NB_JOBS = [("木匠", "做木工活的师傅"), ("退休护士", "以前在医院上班的人"), ("面包师", "靠烤面包谋生的人"),
+           ("钢琴老师", "教乐器的老师"), ("汽车修理工", "修车的师傅"), ("园艺师", "打理花木的师傅")]  # fmt: skip
+FAVOURS = ["帮我们修好了院门", "周五帮忙看了孩子", "在门口给我们放了一盒月饼", "借给我们一把梯子",
+           "我们出门时帮忙浇了花", "帮我们搭电把车打着了"]  # fmt: skip
 BANDS = ["五月天", "周杰伦", "苏打绿", "李健", "陈奕迅"]
-
-OPENERS = [
-    ("{you}，在吗？最近怎么样？", "还行还行，你呢？"),
-    ("{you}！好久没聊了。", "是啊，最近忙疯了。"),
-    ("嗨{you}，吃了吗？", "刚吃完，你呢？"),
-    ("{you}，忙完了没？", "刚忙完，今天累死了。"),
-]
-CLOSERS = [
-    ("好啦，我去做饭了。", "去吧，回头聊！"),
-    ("不早了，我先睡了。", "晚安，早点休息。"),
-    ("我得去接孩子了，改天再聊。", "好的，拜拜！"),
-]
-LEADINS = ["你呢？最近有啥新鲜事？", "说说你吧，最近咋样？", "你那边怎么样？", "还有啥别的事吗？"]
-REACTIONS = ["真的假的？", "太好了！", "哈哈，可以想象。", "不会吧！", "挺好的呀。", "哎，辛苦了。",
-             "那挺不错。", "我也是！", "有意思。", "下次细说！", "厉害厉害。"]  # fmt: skip
-WEATHER = ["下了一整天雨", "热得要命", "冷得不行", "雾霾好重", "风特别大"]
-SHOWS = ["那个综艺", "新出的悬疑剧", "一个讲海洋的纪录片", "一部老电影"]
-GENERIC = [
-    ("今天{w}。", "我们这边也是。"),
-    ("昨晚追{s}到两点。", "哈哈，太上头了吧。"),
-    ("早上堵车堵了一个小时。", "我也是，烦死了。"),
-    ("最近老是睡不好。", "早点睡吧，别刷手机了。"),
-    ("你看到那个小猫弹钢琴的视频没？", "看了！笑死我了。"),
-    ("手机屏又摔碎了。", "又碎了？"),
-    ("我妈又给我寄了一大箱吃的。", "好羡慕。"),
-    ("楼下又在装修，吵死了。", "太折磨了。"),
-    ("这周工作特别多。", "都是赶一块儿来的。"),
-    ("我想去剪个短发。", "剪吧，肯定好看。"),
-    ("新开的那家奶茶店你去过没？", "还没，好喝吗？"),
-    ("晚饭就吃了碗泡面。", "也挺好，省事。"),
-]
-NEAR = [
-    ("{partner}这周上夜班，我都见不着人。", "那挺辛苦的。"),
-    ("{sis0}今天给我发了一堆表情包。", "哈哈，她真逗。"),
-    ("小狗今天早上又把拖鞋咬坏了。", "小狗都这样。"),
-    ("{friend}待会儿来我家喝茶。", "替我问好。"),
-    ("昨天路过{rest}，排了好长的队。", "那家一直很火。"),
-    ("{col}老拿我的订书机。", "藏起来哈哈。"),
-    ("{home1}最近一直下雨。", "到处都在下。"),
-    ("好久没回{town}了。", "有空回去看看。"),
-    ("{kid}画了一张我，画了六只手。", "挺像的，你忙嘛。"),
-]
 
 
 def people(rng: random.Random, used: set[str]) -> list[dict]:
@@ -126,8 +85,7 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p: dict = {"name": pick(rng, NAMES, used)}
         p["partner"], p["town"] = pick(rng, PARTNERS, used), pick(rng, TOWNS, used)
         p["home1"], p["home2"] = pick(rng, CITIES, used), pick(rng, CITIES, used)
-        p["job1"], p["job2"] = rng.sample(JOBS, 2)
-        p["work1"], p["work2"] = rng.sample(WORKS, 2)
+        (p["job1"], p["work1"]), (p["job2"], p["work2"]) = rng.sample(JOBS, 2)
         p["sis"] = [pick(rng, SIBS, used), pick(rng, SIBS, used)]
         p["sisjob"], p["sib_city"] = rng.sample(SIB_JOBS, 2), pick(rng, CITIES, used)
         p["class"], p["friend"] = pick(rng, CLASSES, used), pick(rng, FRIENDS, used)
@@ -139,21 +97,9 @@ def people(rng: random.Random, used: set[str]) -> list[dict]:
         p["car"], p["film"] = pick(rng, CARS, used), pick(rng, FILMS, used)
         p["allergy"], p["lang"] = pick(rng, ALLERGIES, used), pick(rng, LANGS, used)
         p["kid"], p["band"] = pick(rng, KIDS, used), rng.choice(BANDS)
+        p["nb"], p["nbjob"] = pick(rng, NEIGHBOURS, used), pick(rng, NB_JOBS, used)
+        p["favour"] = rng.choice(FAVOURS)
         out.append(p)
-    return out
-
-
-def chatter(people: list[dict], rng: random.Random) -> list[tuple[int | None, str, str]]:
-    out: list[tuple[int | None, str, str]] = []
-    for a, b in GENERIC:
-        for _ in range(2):
-            out.append((None, a.format(w=rng.choice(WEATHER), s=rng.choice(SHOWS)), b))
-    for who, p in enumerate(people):
-        slots = {
-            "partner": p["partner"], "sis0": p["sis"][0], "friend": p["friend"], "rest": p["rest"][0],
-            "col": p["col"], "home1": p["home1"], "town": p["town"], "kid": p["kid"],
-        }  # fmt: skip
-        out += [(who, a.format(**slots), b) for a, b in NEAR]
     return out
 
 

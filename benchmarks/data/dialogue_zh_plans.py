@@ -59,10 +59,10 @@ def singles(p: dict, rng: random.Random) -> list[Plan]:
             "car",
             one(
                 r,
-                f"家里那辆老破车终于换了，现在开{p['car']}。",
+                f"家里那辆老车终于换了，现在开{p['car']}。",
                 f"我开着{p['car']}过来的，停车太难了。",
             ),
-            one(r, f"{n}平时开什么车？", f"{n}家现在的座驾是哪款？"),
+            one(r, f"{n}平时开什么车？", f"{n}家现在的座驾是哪款？", f"{n}开的是什么车？"),
             p["car"],
         ),
         (
@@ -189,7 +189,7 @@ def updates(p: dict, rng: random.Random) -> list[Plan]:
                 Line(
                     one(
                         r,
-                        f"{pet1}已经不叫{pet1}了，孩子们投票，现在叫{pet2}。",
+                        f"我家狗已经不叫{pet1}了，孩子们投票，现在叫{pet2}。",
                         f"跟你说个好笑的，小狗改名了，现在只认{pet2}，不认{pet1}了。",
                     ),
                     _at(r, 0.5, 0.9),
@@ -236,7 +236,13 @@ def updates(p: dict, rng: random.Random) -> list[Plan]:
                     one(r, f"{n}这个夏天打算去哪儿度假？", f"{n}接下来的旅行目的地是哪里？"),
                     [1],
                     hol2,
-                )
+                ),
+                (
+                    "update",
+                    one(r, f"{n}今年夏天还去{hol1}吗？", f"{n}的{hol1}之行还作数吗？"),
+                    [1],
+                    f"不去了，改去{hol2}",
+                ),
             ],
         ),
         Plan(
@@ -286,9 +292,11 @@ def life_events(p: dict, rng: random.Random) -> list[Plan]:
         q = one(r, f"{n}是哪天{asked}的？", f"{n}{asked}是在几月几号？", f"{n}什么时候{asked}的？")
         if future:
             q = one(r, f"{n}约在哪天{asked}？", f"{n}计划几号{asked}？")
-        out.append(
-            Plan(f"t.{i}", [Line(text, _at(r), offset=offset)], [("temporal", q, [0], "{d0}")])
-        )
+        questions = [("temporal", q, [0], "{d0}")]
+        if i == 0:  # the other way round: the date given, the event asked
+            ask = one(r, f"{n}{{h0}}那天做了什么？", f"{{h0}}那天{n}经历了什么事？")
+            questions.append(("temporal", ask, [0], asked))
+        out.append(Plan(f"t.{i}", [Line(text, _at(r), offset=offset)], questions))
     activity = one(r, "去湖边露营", "去泡温泉", "坐船出海", "去茶园采茶")
     out.append(
         Plan(
@@ -425,6 +433,32 @@ def multihop(p: dict, rng: random.Random) -> list[Plan]:
                     ),
                     [0, 1],
                     cuisine,
+                )
+            ],
+        ),
+        Plan(
+            "m.neighbour",
+            [
+                Line(
+                    one(
+                        r,
+                        f"隔壁新搬来一户，{p['nb']}是{p['nbjob'][0]}，人挺好。",
+                        f"今天才知道隔壁的{p['nb']}是做{p['nbjob'][0]}的。",
+                    ),
+                    _at(r, 0.05, 0.4),
+                ),
+                Line(f"{p['nb']}{p['favour']}，太热心了。", _at(r, 0.5, 0.9)),
+            ],
+            [
+                (
+                    "multihop",
+                    one(
+                        r,
+                        f"住在{n}旁边的那位{p['nbjob'][1]}帮了什么忙？",
+                        f"{n}的邻居，那个{p['nbjob'][1]}，为{n}做了什么？",
+                    ),
+                    [0, 1],
+                    p["favour"],
                 )
             ],
         ),

@@ -25,13 +25,13 @@ from datetime import date, datetime, timedelta
 from types import ModuleType
 
 from benchmarks.data import dialogue_en, dialogue_zh
-from benchmarks.data.dialogue_dates import phrase
+from benchmarks.data.dialogue_dates import EN_MONTHS, phrase
 from benchmarks.data.recall_dialogues_types import Plan
 from fayd.store.lexical import CJK_STOP, STOPWORDS
 
 KINDS = ("single", "temporal", "multihop", "inference", "update")
-#: Pairs by language: the default set has four English pairs and two Mandarin ones.
-LANGS: tuple[ModuleType, ...] = (dialogue_en,) * 4 + (dialogue_zh,) * 2
+#: Pairs in the default set: four English, two Mandarin.
+PAIRS = 6
 
 
 @dataclass
@@ -70,9 +70,10 @@ class Dialogues:
     sessions: dict[str, list[date]]  # pair → its session dates
 
 
-def build(seed: int = 7, pairs: int | None = None) -> Dialogues:
+def build(seed: int = 7, pairs: int = PAIRS) -> Dialogues:
+    """The set; with fewer ``pairs``, the first pairs of the same set (quick runs)."""
     rng = random.Random(seed)
-    langs = LANGS if pairs is None else _spread(pairs)
+    langs = _spread(pairs)
     used: dict[str, set[str]] = {}
     turns: list[Turn] = []
     questions: list[Question] = []
@@ -93,7 +94,7 @@ def build(seed: int = 7, pairs: int | None = None) -> Dialogues:
 
 
 def _spread(n: int) -> tuple[ModuleType, ...]:
-    """``n`` pairs, Mandarin every third (so two pairs already have both languages)."""
+    """``n`` pairs, every third Mandarin from the second (two pairs have both languages)."""
     return tuple(dialogue_zh if i % 3 == 1 else dialogue_en for i in range(n))
 
 
@@ -118,7 +119,10 @@ def _pair(pair_id: str, mod: ModuleType, people: list[dict], rng: random.Random)
             for i, (line, s) in enumerate(zip(plan.lines, where, strict=True)):
                 text = line.text
                 if events[i] is not None:
-                    text = text.replace("{when}", phrase(events[i], dates[s], mod.LANG))
+                    said_as = phrase(events[i], dates[s], mod.LANG)
+                    if text.startswith("{when}"):  # "Last Saturday we…"
+                        said_as = said_as[0].upper() + said_as[1:]
+                    text = text.replace("{when}", said_as)
                 said[s].append((who, text, f"{plan.key}.{i}"))
             pending.append((who, plan, [(s, i) for i, s in enumerate(where)], events))
     turns, where_is = _sessions(pair_id, mod, people, dates, said, rng)
@@ -127,7 +131,10 @@ def _pair(pair_id: str, mod: ModuleType, people: list[dict], rng: random.Random)
         for kind, query, ev, answer in plan.questions:
             evid = [where_is[f"{plan.key}.{i}", who] for i in ev]
             iso = [events[i].isoformat() for i in ev if events[i] is not None]
-            fmt = {f"d{i}": events[i].isoformat() for i in range(len(events)) if events[i]}
+            fmt = {}
+            for i, day in enumerate(events):
+                if day is not None:  # {d0}: ISO date (answers), {h0}: as people write it
+                    fmt[f"d{i}"], fmt[f"h{i}"] = day.isoformat(), human_date(day, mod.LANG)
             questions.append(
                 Question(
                     id=f"{pair_id}q{len(questions):03d}",
@@ -135,13 +142,19 @@ def _pair(pair_id: str, mod: ModuleType, people: list[dict], rng: random.Random)
                     lang=mod.LANG,
                     kind=kind,
                     about=people[who]["name"],
-                    query=query,
+                    query=query.format(**fmt),
                     evidence=evid,
                     answer=answer.format(**fmt),
                     dates=iso,
                 )
             )
     return turns, questions, dates
+
+
+def human_date(day: date, lang: str) -> str:
+    if lang == "zh":
+        return f"{day.month}月{day.day}日"
+    return f"{day.day} {EN_MONTHS[day.month - 1]}"
 
 
 def _place(plan: Plan, dates: list[date], rng: random.Random):
@@ -172,17 +185,16 @@ def _sessions(pair_id, mod, people, dates, said, rng):
     turns: list[Turn] = []
     where_is: dict[tuple[str, int], str] = {}
     names = [p["name"] for p in people]
-    chatter = mod.chatter(people, rng)
+    seen: set[str] = set()  # no small-talk line twice in a pair's months
     for s, day in enumerate(dates):
         start = datetime(day.year, day.month, day.day, rng.choice([9, 12, 18, 19, 20]), 0)
         first = s % 2
         blocks: list[tuple[bool, list[tuple[int, str, str | None]]]] = []
         for who, text, key in said[s]:
-            blocks.append((False, [(who, text, key), (1 - who, rng.choice(mod.REACTIONS), None)]))
+            blocks.append((False, [(who, text, key), (1 - who, mod.react(rng), None)]))
         target = rng.randint(25, 40)
-        talk = rng.sample(chatter, len(chatter))  # no exchange twice in a session
-        while sum(len(b) for _, b in blocks) < target - 4 and talk:
-            who, a, b = talk.pop()  # who: the one whose life it is, or None (either)
+        while sum(len(b) for _, b in blocks) < target - 4:
+            who, a, b = _fresh(mod, people, rng, seen)  # who: whose life it is, or None
             either = who is None
             who = rng.randint(0, 1) if who is None else who
             blocks.append((either, [(who, a, None), (1 - who, b, None)]))
@@ -195,7 +207,7 @@ def _sessions(pair_id, mod, people, dates, said, rng):
                 if either:  # small talk anyone could start: the other one starts it
                     block = [(1 - w, text, key) for w, text, key in block]
                 else:  # the other one asks first, so they alternate
-                    seq.append((1 - block[0][0], rng.choice(mod.LEADINS), None))
+                    seq.append((1 - block[0][0], mod.lead_in(rng), None))
             seq += block
         closer = 1 - seq[-1][0]
         seq += [(closer, bye, None), (1 - closer, bye_reply, None)]
@@ -209,6 +221,17 @@ def _sessions(pair_id, mod, people, dates, said, rng):
             if key:
                 where_is[key, who] = turn.id
     return turns, where_is
+
+
+def _fresh(mod: ModuleType, people: list[dict], rng: random.Random, seen: set[str]):
+    """An exchange of small talk whose first line the pair has not said yet (if one can be
+    found in a few draws)."""
+    for _ in range(30):
+        who, a, b = mod.small_talk(people, rng)
+        if a not in seen:
+            break
+    seen.add(a)
+    return who, a, b
 
 
 _WORD = re.compile(r"[a-z0-9]+")
